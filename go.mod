@@ -1,0 +1,3 @@
+module github.com/vane-http/vane
+
+go 1.26
