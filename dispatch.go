@@ -1,0 +1,354 @@
+package vane
+
+import (
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"unsafe"
+)
+
+// stackParams is how many parameter values a lookup keeps on the stack; a
+// tree with routes of more parameters uses a heap buffer instead.
+const stackParams = 24
+
+// dispatch routes req and serves it (everything ServeHTTP does but the
+// router-wide middleware).
+func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
+	p := req.URL.Path
+	if req.URL.RawPath != "" {
+		m.dispatchEscaped(w, req)
+		return
+	}
+	if m.redirectClean && !isClean(p) && req.Method != http.MethodConnect {
+		m.redirectCleaned(w, req)
+		return
+	}
+	var buf [stackParams]string
+	vals := buf[:]
+	if m.maxParams > len(buf) {
+		vals = make([]string, m.maxParams)
+	}
+	rt := m.lookup(req.Method, p, vals)
+	if rt == nil {
+		m.miss(w, req, p)
+		return
+	}
+	m.serve(w, req, rt, vals, false)
+}
+
+// dispatchEscaped routes a request whose path was sent with escapes that
+// matter (URL.RawPath is set, e.g. for %2F). It routes on the escaped path
+// with every escape but %2F and %25 decoded, so an escaped slash stays
+// inside its segment, and unescapes each parameter value once.
+func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
+	if m.redirectClean && !isClean(req.URL.Path) && req.Method != http.MethodConnect {
+		m.redirectCleaned(w, req)
+		return
+	}
+	p := routingPath(req.URL.RawPath)
+	vals := make([]string, m.maxParams)
+	rt := m.lookup(req.Method, p, vals)
+	if rt == nil {
+		m.miss(w, req, p)
+		return
+	}
+	m.serve(w, req, rt, vals, true)
+}
+
+// lookup returns the route for method and path, trying the method's tree,
+// GET's for HEAD, then Mount's.
+func (m *mux) lookup(method, path string, vals []string) *route {
+	var rt *route
+	if i := methodIndex(method); i >= 0 {
+		if t := m.trees[i]; t != nil {
+			rt = t.match(path, vals, 0)
+		}
+		if rt == nil && i == 1 && m.trees[0] != nil {
+			rt = m.trees[0].match(path, vals, 0)
+		}
+	} else if t := m.custom[method]; t != nil {
+		rt = t.match(path, vals, 0)
+	}
+	if rt == nil && m.any != nil {
+		rt = m.any.match(path, vals, 0)
+	}
+	return rt
+}
+
+// serve runs the route's handler with its parameters reachable from req.
+func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []string, escaped bool) {
+	req.Pattern = rt.pattern
+	n := len(rt.names)
+	if n == 0 {
+		rt.handler.ServeHTTP(w, req)
+		return
+	}
+	c := m.pool.Get().(*routeContext)
+	if len(c.values) < n {
+		c.values = make([]string, m.maxParams)
+	}
+	copy(c.values, vals[:n])
+	if escaped {
+		for i, v := range c.values[:n] {
+			if strings.IndexByte(v, '%') >= 0 {
+				if u, err := url.PathUnescape(v); err == nil {
+					c.values[i] = u
+				}
+			}
+		}
+	}
+	c.route = rt
+	if m.stdValues {
+		for i, name := range rt.names {
+			req.SetPathValue(name, c.values[i])
+		}
+	}
+	c.Context = req.Context()
+	if ctxSwappable {
+		f := ctxField(req)
+		orig := *f
+		*f = c
+		rt.handler.ServeHTTP(w, req)
+		if c.retained {
+			return // req keeps c, which is never reused
+		}
+		*f = orig
+	} else {
+		rt.handler.ServeHTTP(w, req.WithContext(c))
+		if c.retained {
+			return
+		}
+	}
+	clear(c.values[:n])
+	c.route = &releasedRoute
+	c.Context = releasedContext{}
+	m.pool.Put(c)
+}
+
+// releasedRoute is the route of a routeContext back in the pool.
+var releasedRoute = route{pattern: "(released)"}
+
+// miss answers a request that matched no route: OPTIONS, a trailing-slash
+// redirect, 405 or 404, in that order. p is the path as routed.
+func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
+	if req.Method == http.MethodOptions && m.autoOptions {
+		if allow := m.allowed(p); allow != "" {
+			w.Header().Set("Allow", allow)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	if m.redirectSlash && len(p) > 1 && p[0] == '/' && m.matchesWithSlashToggled(req.Method, p) {
+		m.redirect(w, req, toggleSlash(req.URL.EscapedPath()))
+		return
+	}
+	if allow := m.allowed(p); allow != "" {
+		w.Header().Set("Allow", allow)
+		if m.notAllow != nil {
+			m.notAllow.ServeHTTP(w, req)
+			return
+		}
+		writeProblem(w, http.StatusMethodNotAllowed, problemMethodNotAllowed)
+		return
+	}
+	if m.notFound != nil {
+		m.notFound.ServeHTTP(w, req)
+		return
+	}
+	writeProblem(w, http.StatusNotFound, problemNotFound)
+}
+
+// matchesWithSlashToggled reports whether p with its trailing slash removed,
+// or one added, matches a route of method. It does not allocate.
+func (m *mux) matchesWithSlashToggled(method, p string) bool {
+	c := m.pool.Get().(*routeContext)
+	defer m.pool.Put(c)
+	if len(c.values) < m.maxParams {
+		c.values = make([]string, m.maxParams)
+	}
+	alt := p[:len(p)-1]
+	if p[len(p)-1] != '/' {
+		c.scratch = append(append(c.scratch[:0], p...), '/')
+		alt = unsafe.String(&c.scratch[0], len(c.scratch))
+	}
+	found := m.lookup(method, alt, c.values) != nil
+	clear(c.values)
+	return found
+}
+
+func toggleSlash(p string) string {
+	if strings.HasSuffix(p, "/") {
+		return p[:len(p)-1]
+	}
+	return p + "/"
+}
+
+// allowed returns the Allow header for path p: the methods with a route
+// matching it (HEAD where GET has one, and OPTIONS), or "" if none.
+func (m *mux) allowed(p string) string {
+	var found [len(methodNames)]bool
+	var custom []string
+	vals := make([]string, m.maxParams)
+	some := false
+	if p == "*" { // OPTIONS *: every method the router has
+		for i, t := range m.trees {
+			found[i] = t != nil
+			some = some || t != nil
+		}
+		for name := range m.custom {
+			custom = append(custom, name)
+		}
+	} else {
+		for i, t := range m.trees {
+			if t != nil && t.match(p, vals, 0) != nil {
+				found[i], some = true, true
+			}
+		}
+		for name, t := range m.custom {
+			if t.match(p, vals, 0) != nil {
+				custom = append(custom, name)
+			}
+		}
+	}
+	if !some && len(custom) == 0 {
+		return ""
+	}
+	found[1] = found[1] || found[0] // HEAD is served by GET
+	found[7] = found[7] || m.autoOptions
+	var b strings.Builder
+	for i, ok := range found {
+		if ok {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(methodNames[i])
+		}
+	}
+	sortStrings(custom)
+	for _, name := range custom {
+		b.WriteString(", ")
+		b.WriteString(name)
+	}
+	return b.String()
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// redirect sends the client to target (an escaped path), keeping the query:
+// 301 for GET and HEAD, 308 (which keeps the method and body) otherwise.
+func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) {
+	if q := req.URL.RawQuery; q != "" {
+		target += "?" + q
+	}
+	code := http.StatusPermanentRedirect
+	if req.Method == http.MethodGet || req.Method == http.MethodHead {
+		code = http.StatusMovedPermanently
+	}
+	w.Header().Set("Location", target)
+	w.WriteHeader(code)
+}
+
+// redirectCleaned redirects to the cleaned form of req's path.
+func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
+	m.redirect(w, req, cleanPath(req.URL.EscapedPath()))
+}
+
+// isClean reports whether p has no empty, "." or ".." segment (a trailing
+// slash is not an empty segment).
+func isClean(p string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(p[i:], '/')
+		if j < 0 {
+			return true
+		}
+		i += j + 1
+		if i == len(p) {
+			return true
+		}
+		switch p[i] {
+		case '/':
+			return false
+		case '.':
+			rest := p[i+1:]
+			if rest == "" || rest[0] == '/' || rest == "." || strings.HasPrefix(rest, "./") {
+				return false
+			}
+		}
+	}
+}
+
+// cleanPath returns the canonical form of p, keeping a trailing slash.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// routingPath decodes every escape of the escaped path raw except %2F and
+// %25, which stay escaped so that the segments stay as the client sent them.
+func routingPath(raw string) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '%' && i+2 < len(raw) {
+			hi, lo := unhex(raw[i+1]), unhex(raw[i+2])
+			if hi < 16 && lo < 16 {
+				d := hi<<4 | lo
+				if d != '/' && d != '%' {
+					b.WriteByte(d)
+					i += 2
+					continue
+				}
+				b.WriteString(raw[i : i+3])
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 255
+}
+
+// The router's own error responses, written without allocating. Typed
+// operations write richer problems through package problem.
+var (
+	problemNotFound         = []byte(`{"type":"about:blank","title":"Not Found","status":404,"detail":"No route matches the request path."}`)
+	problemMethodNotAllowed = []byte(`{"type":"about:blank","title":"Method Not Allowed","status":405,"detail":"The request path has no route for this method; the Allow header lists the methods it has."}`)
+)
+
+var problemContentType = []string{"application/problem+json"}
+
+func writeProblem(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = problemContentType
+	h["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+var nosniff = []string{"nosniff"}

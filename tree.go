@@ -1,0 +1,283 @@
+package vane
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// The routing tree: one radix tree per HTTP method (see docs/router-tree.md).
+//
+// A node matches a run of static bytes (its prefix). Below it hang
+//
+//   - static children, each starting with a different byte (indices[i] is
+//     the first byte of children[i]), so at most one static child can match;
+//   - at most one parameter child, which consumes one non-empty segment
+//     (up to the next '/'), and whose own children are static nodes
+//     starting with '/';
+//   - at most one catch-all child, which consumes the rest of the path,
+//     possibly empty, and always carries a route.
+//
+// Parameter and catch-all children hang only below a node whose prefix ends
+// in '/', because a parameter is always a whole segment. Splitting a node
+// keeps that invariant: the parameter and catch-all children move to the
+// lower half, whose prefix keeps the trailing '/'.
+//
+// Matching tries the static child first, then the parameter child, then the
+// catch-all child, and backtracks out of a branch that fails deeper down.
+// That depth-first order returns, among all routes matching a path, the one
+// whose segments are most specific from left to right: static beats
+// parameter beats catch-all at the first segment where two routes differ.
+
+type nodeKind uint8
+
+const (
+	staticNode nodeKind = iota
+	paramNode
+	catchAllNode
+)
+
+type node struct {
+	prefix   string // static bytes matched by this node; "" for parameter, catch-all and root nodes
+	indices  string // first byte of each static child, in the order of children
+	children []*node
+	param    *node  // child matching one whole non-empty segment
+	catchAll *node  // child matching the rest of the path
+	route    *route // the route ending here, if any
+	kind     nodeKind
+}
+
+// route is one registered route of one method.
+type route struct {
+	method  string
+	pattern string       // the full pattern, group prefix included
+	names   []string     // parameter names, in the order they appear in pattern
+	handler http.Handler // middleware chain composed at registration
+	inner   http.Handler // the handler as registered, for Routes
+}
+
+// part is one piece of a parsed pattern: a run of static text (slashes
+// included), a parameter or a catch-all.
+type part struct {
+	kind nodeKind
+	text string // static text, or the parameter's name
+}
+
+// parsePattern splits pattern into parts and checks that it is well formed.
+func parsePattern(pattern string) ([]part, []string, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("vane: pattern %q: %s", pattern, fmt.Sprintf(format, args...))
+	}
+	if pattern == "" || pattern[0] != '/' {
+		return nil, nil, bad("must begin with '/'")
+	}
+	var parts []part
+	var names []string
+	static := 0 // start of the current static run
+	for i := 0; i < len(pattern); {
+		c := pattern[i]
+		switch c {
+		case '}':
+			return nil, nil, bad("'}' at byte %d has no matching '{'", i)
+		case '%':
+			return nil, nil, bad("escape sequence at byte %d: write the unescaped text", i)
+		case '{':
+			if pattern[i-1] != '/' {
+				return nil, nil, bad("a parameter must be a whole segment (byte %d)", i)
+			}
+			end := strings.IndexByte(pattern[i:], '}')
+			if end < 0 {
+				return nil, nil, bad("unclosed '{' at byte %d", i)
+			}
+			end += i
+			name := pattern[i+1 : end]
+			kind := paramNode
+			if n, ok := strings.CutSuffix(name, "..."); ok {
+				name, kind = n, catchAllNode
+			}
+			if name == "$" {
+				return nil, nil, bad("{$} is not supported: patterns always match the whole path")
+			}
+			if name == "" {
+				return nil, nil, bad("empty parameter name at byte %d", i)
+			}
+			if !isIdentifier(name) {
+				return nil, nil, bad("parameter name %q is not a Go identifier", name)
+			}
+			if end+1 < len(pattern) && pattern[end+1] != '/' {
+				return nil, nil, bad("a parameter must be a whole segment (byte %d)", end+1)
+			}
+			if kind == catchAllNode && end+1 != len(pattern) {
+				return nil, nil, bad("catch-all {%s...} must be the last segment", name)
+			}
+			for _, n := range names {
+				if n == name {
+					return nil, nil, bad("duplicate parameter name %q", name)
+				}
+			}
+			parts = append(parts, part{staticNode, pattern[static:i]}, part{kind, name})
+			names = append(names, name)
+			i = end + 1
+			static = i
+		default:
+			i++
+		}
+	}
+	if static < len(pattern) {
+		parts = append(parts, part{staticNode, pattern[static:]})
+	}
+	return parts, names, nil
+}
+
+func isIdentifier(s string) bool {
+	for i, c := range s {
+		letter := c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c > 0x7f
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// insert adds r, whose pattern parsed to parts, below the root n. It returns
+// the route already registered with the same shape, if any, and then leaves
+// the tree unchanged.
+func (n *node) insert(parts []part, r *route) *route {
+	for _, p := range parts {
+		switch p.kind {
+		case staticNode:
+			n = n.insertStatic(p.text)
+		case paramNode:
+			if n.param == nil {
+				n.param = &node{kind: paramNode}
+			}
+			n = n.param
+		case catchAllNode:
+			if n.catchAll == nil {
+				n.catchAll = &node{kind: catchAllNode}
+			}
+			n = n.catchAll
+		}
+	}
+	if n.route != nil {
+		return n.route
+	}
+	n.route = r
+	return nil
+}
+
+// insertStatic walks or creates the static nodes matching s below n, splits
+// a node where s diverges from it, and returns the node where s ends.
+func (n *node) insertStatic(s string) *node {
+	for {
+		// Here n.prefix is a prefix of what was walked; find the child for s.
+		if s == "" {
+			return n
+		}
+		i := strings.IndexByte(n.indices, s[0])
+		if i < 0 {
+			child := &node{prefix: s}
+			n.indices += s[:1]
+			n.children = append(n.children, child)
+			return child
+		}
+		child := n.children[i]
+		l := commonPrefix(s, child.prefix)
+		if l < len(child.prefix) {
+			// Split child into child.prefix[:l] and a lower node with the rest.
+			lower := *child
+			lower.prefix = child.prefix[l:]
+			*child = node{
+				prefix:   child.prefix[:l],
+				indices:  lower.prefix[:1],
+				children: []*node{&lower},
+			}
+		}
+		n, s = child, s[l:]
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// match returns the most specific route for path below n, whose own prefix
+// has already been consumed, writing parameter values to vals[nv:]. vals
+// must be as long as the most parameters any route of the tree has.
+//
+// Only a node with a parameter or catch-all child needs to remember where it
+// was, to come back if its static branch fails; every other step is a loop.
+func (n *node) match(path string, vals []string, nv int) *route {
+	for {
+		if path == "" {
+			if n.route != nil {
+				return n.route
+			}
+			if n.catchAll != nil {
+				vals[nv] = ""
+				return n.catchAll.route
+			}
+			return nil
+		}
+		var next *node
+		for i := 0; i < len(n.indices); i++ {
+			if n.indices[i] == path[0] {
+				c := n.children[i]
+				if len(path) >= len(c.prefix) && path[:len(c.prefix)] == c.prefix {
+					next = c
+				}
+				break
+			}
+		}
+		if n.param == nil && n.catchAll == nil {
+			if next == nil {
+				return nil
+			}
+			path, n = path[len(next.prefix):], next
+			continue
+		}
+		if next != nil {
+			if r := next.match(path[len(next.prefix):], vals, nv); r != nil {
+				return r
+			}
+		}
+		if n.param != nil {
+			end := strings.IndexByte(path, '/')
+			if end < 0 {
+				end = len(path)
+			}
+			if end > 0 {
+				vals[nv] = path[:end]
+				if r := n.param.match(path[end:], vals, nv+1); r != nil {
+					return r
+				}
+			}
+		}
+		if n.catchAll != nil {
+			vals[nv] = path
+			return n.catchAll.route
+		}
+		return nil
+	}
+}
+
+// walk calls fn for every route below n.
+func (n *node) walk(fn func(*route)) {
+	if n == nil {
+		return
+	}
+	if n.route != nil {
+		fn(n.route)
+	}
+	for _, c := range n.children {
+		c.walk(fn)
+	}
+	n.param.walk(fn)
+	n.catchAll.walk(fn)
+}
