@@ -1,0 +1,294 @@
+package schema
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"reflect"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Provider is implemented by types that describe themselves; Registry calls
+// JSONSchema on the type's zero value instead of deriving a schema.
+type Provider interface {
+	JSONSchema(r *Registry) *Schema
+}
+
+var (
+	timeType          = reflect.TypeFor[time.Time]()
+	durationType      = reflect.TypeFor[time.Duration]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	fileHeaderType    = reflect.TypeFor[multipart.FileHeader]()
+	providerType      = reflect.TypeFor[Provider]()
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshalType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// Registry derives schemas from Go types and keeps the named ones: every
+// named struct type becomes a component schema, referenced by $ref as
+// Prefix + name, and described once however often it is used (recursion
+// included).
+//
+// Names are the Go type names, with the type arguments of a generic type
+// spelled out (Page[pkg.Item] is "PageItem"). When two types from different
+// packages share a name, the one registered later is qualified by its
+// package name ("BillingItem"), then by a number if that clashes too, so the
+// names are unique and, for the same registrations in the same order,
+// stable.
+//
+// A Registry is not safe for concurrent use; vane fills it at registration.
+type Registry struct {
+	Prefix string
+
+	names   map[reflect.Type]string
+	types   map[string]reflect.Type
+	schemas map[string]*Schema
+	order   []string
+}
+
+// NewRegistry returns an empty registry whose references start with prefix,
+// such as "#/components/schemas/".
+func NewRegistry(prefix string) *Registry {
+	return &Registry{
+		Prefix:  prefix,
+		names:   map[reflect.Type]string{},
+		types:   map[string]reflect.Type{},
+		schemas: map[string]*Schema{},
+	}
+}
+
+// Schemas returns the named schemas by name. The map is the registry's own.
+func (r *Registry) Schemas() map[string]*Schema { return r.schemas }
+
+// Names returns the names of the named schemas in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Type returns the Go type registered under name, or nil.
+func (r *Registry) Type(name string) reflect.Type { return r.types[name] }
+
+// Resolve follows s's $ref, if it has one within this registry, and returns
+// the schema it names; otherwise it returns s.
+func (r *Registry) Resolve(s *Schema) *Schema {
+	if s == nil || s.Ref == "" || !strings.HasPrefix(s.Ref, r.Prefix) {
+		return s
+	}
+	if t, ok := r.schemas[s.Ref[len(r.Prefix):]]; ok {
+		return t
+	}
+	return s
+}
+
+// Schema returns the schema of type t: a $ref for a named struct type
+// (registering it on first use), an inline schema for anything else. Every
+// call returns a new *Schema for the caller to modify; the registered
+// component schemas are shared.
+func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
+	if t.Kind() == reflect.Pointer && !implements(t, providerType) {
+		return r.Schema(t.Elem())
+	}
+	if implements(t, providerType) {
+		var v reflect.Value
+		switch {
+		case t.Kind() == reflect.Pointer:
+			v = reflect.New(t.Elem())
+		case t.Implements(providerType):
+			v = reflect.Zero(t)
+		default:
+			v = reflect.New(t)
+		}
+		return v.Interface().(Provider).JSONSchema(r), nil
+	}
+	switch t {
+	case timeType:
+		return &Schema{Type: TypeString, Format: "date-time"}, nil
+	case durationType:
+		return &Schema{Type: TypeInteger, Format: "int64", Description: "a duration in nanoseconds"}, nil
+	case rawMessageType:
+		return &Schema{}, nil
+	case fileHeaderType:
+		return &Schema{Type: TypeString, ContentMediaType: "application/octet-stream"}, nil
+	}
+	if implements(t, jsonMarshalerType) {
+		if implements(t, textMarshalerType) || implements(t, textUnmarshalType) {
+			return &Schema{Type: TypeString}, nil
+		}
+		return &Schema{}, nil // custom JSON we cannot see into
+	}
+	if implements(t, textMarshalerType) && implements(t, textUnmarshalType) {
+		return &Schema{Type: TypeString}, nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &Schema{Type: TypeBoolean}, nil
+	case reflect.Int, reflect.Int64:
+		return &Schema{Type: TypeInteger, Format: "int64"}, nil
+	case reflect.Int8, reflect.Int16, reflect.Int32:
+		return &Schema{Type: TypeInteger, Format: "int32"}, nil
+	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return &Schema{Type: TypeInteger, Format: "int64", Minimum: ptr(0.0)}, nil
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return &Schema{Type: TypeInteger, Format: "int32", Minimum: ptr(0.0)}, nil
+	case reflect.Float32:
+		return &Schema{Type: TypeNumber, Format: "float"}, nil
+	case reflect.Float64:
+		return &Schema{Type: TypeNumber, Format: "double"}, nil
+	case reflect.String:
+		return &Schema{Type: TypeString}, nil
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice && !implements(reflect.PointerTo(t.Elem()), textUnmarshalType) {
+			return &Schema{Type: TypeString, ContentEncoding: "base64"}, nil
+		}
+		items, err := r.Schema(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		s := &Schema{Type: TypeArray, Items: items}
+		if t.Kind() == reflect.Array {
+			s.MinItems, s.MaxItems = ptr(t.Len()), ptr(t.Len())
+		}
+		return s, nil
+	case reflect.Map:
+		switch t.Key().Kind() {
+		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		default:
+			if !implements(t.Key(), textMarshalerType) {
+				return nil, fmt.Errorf("schema: %v: map key type %v cannot be a JSON object key", t, t.Key())
+			}
+		}
+		v, err := r.Schema(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return &Schema{Type: TypeObject, AdditionalProperties: v}, nil
+	case reflect.Interface:
+		return &Schema{}, nil
+	case reflect.Struct:
+		if t.Name() == "" {
+			return r.structSchema(t)
+		}
+		name, err := r.register(t)
+		if err != nil {
+			return nil, err
+		}
+		return &Schema{Ref: r.Prefix + name}, nil
+	}
+	return nil, fmt.Errorf("schema: type %v (%v) has no JSON representation", t, t.Kind())
+}
+
+// register names t and derives its schema, once.
+func (r *Registry) register(t reflect.Type) (string, error) {
+	if name, ok := r.names[t]; ok {
+		return name, nil
+	}
+	base := TypeName(t)
+	name := base
+	if _, taken := r.types[name]; taken {
+		name = exportName(pkgName(t.PkgPath())) + base
+		for n := 2; ; n++ {
+			if _, taken := r.types[name]; !taken {
+				break
+			}
+			name = fmt.Sprintf("%s%s%d", exportName(pkgName(t.PkgPath())), base, n)
+		}
+	}
+	// Reserve the name first so that recursive references resolve.
+	r.names[t] = name
+	r.types[name] = t
+	r.order = append(r.order, name)
+	s, err := r.structSchema(t)
+	if err != nil {
+		delete(r.names, t)
+		delete(r.types, name)
+		r.order = r.order[:len(r.order)-1]
+		return "", err
+	}
+	r.schemas[name] = s
+	return name, nil
+}
+
+// structSchema describes a struct type's properties.
+func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
+	s := &Schema{Type: TypeObject, Properties: map[string]*Schema{}}
+	for _, f := range Fields(t) {
+		fs, err := r.FieldSchema(&f)
+		if err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, f.GoName, err)
+		}
+		s.Properties[f.Name] = fs
+		s.PropertyOrder = append(s.PropertyOrder, f.Name)
+		if f.Required() {
+			s.Required = append(s.Required, f.Name)
+		}
+	}
+	return s, nil
+}
+
+// FieldSchema returns the schema of a struct field: its type's schema with
+// the field's tags applied (see [Apply]).
+func (r *Registry) FieldSchema(f *Field) (*Schema, error) {
+	s, err := r.Schema(f.Type)
+	if err != nil {
+		return nil, err
+	}
+	if f.String {
+		switch s.Type {
+		case TypeInteger, TypeNumber, TypeBoolean:
+			s.Type, s.Format = TypeString, ""
+		}
+	}
+	if err := Apply(s, f.Type, f.Tag); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// TypeName returns the readable name of a named type: its Go name with any
+// type arguments' names appended, package paths and punctuation removed
+// (Page[example.com/x.Item] is "PageItem", Pair[string,int] is
+// "PairStringInt").
+func TypeName(t reflect.Type) string {
+	name := t.Name()
+	open := strings.IndexByte(name, '[')
+	if open < 0 {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name[:open])
+	for _, tok := range strings.FieldsFunc(name[open:], func(c rune) bool {
+		return c == '[' || c == ']' || c == ',' || c == '*' || c == ' '
+	}) {
+		if i := strings.LastIndexByte(tok, '.'); i >= 0 {
+			tok = tok[i+1:]
+		}
+		b.WriteString(exportName(tok))
+	}
+	return b.String()
+}
+
+func pkgName(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		path = path[i+1:]
+	}
+	return strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return c
+		}
+		return -1
+	}, path)
+}
+
+func exportName(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func implements(t, iface reflect.Type) bool {
+	return t.Implements(iface) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(iface))
+}
