@@ -1,10 +1,168 @@
 // Package operation holds the compiled description of a typed operation: the
 // single source that request binding and the OpenAPI document both read.
-// (Placeholder: filled in by the typed-operations work.)
+//
+// vane.Register fills a Description once, at registration, from the Op it
+// is given and from the input and output types; the router keeps them
+// (vane.Router.Operations) in registration order. Nothing here is consulted
+// per request. Schemas are JSON Schema 2020-12 (package schema); named
+// types are $refs into Description.Schemas, which every operation of a
+// router shares, so a generator emits Schemas.Schemas() as
+// components/schemas.
 package operation
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"unicode"
+
+	"github.com/vane-http/vane/schema"
+)
 
 // Description is the compiled, reflection-free description of one operation.
 type Description struct {
-	Method  string // HTTP method
-	Pattern string // full path pattern, group prefixes included
+	Method      string   // HTTP method, upper case
+	Pattern     string   // full path pattern, group prefixes included, {name} parameters
+	ID          string   // operationId; derived from Method and Pattern when the Op leaves it empty
+	Summary     string   // one line
+	Description string   // longer text (CommonMark)
+	Tags        []string // OpenAPI tags, for grouping
+	Deprecated  bool
+	Hidden      bool // left out of the OpenAPI document
+
+	// Security lists alternative security requirements (OpenAPI's
+	// security array): each map names schemes and their scopes.
+	Security []map[string][]string
+
+	Status      int          // the status of a successful response
+	Parameters  []Parameter  // path, query, header and cookie parameters, in field order
+	RequestBody *RequestBody // nil when the input has no Body
+	Responses   []Response   // the success response first, then documented errors, by status
+
+	BodyLimit int64 // the request body limit in bytes in force for the operation
+
+	Input  reflect.Type // the input struct type I
+	Output reflect.Type // the output type O
+
+	// Schemas holds the named schemas that the $refs of this description
+	// point into, shared by all the operations of a router.
+	Schemas *schema.Registry
+
+	// Extensions are x- keys for the OpenAPI operation object.
+	Extensions map[string]any
+}
+
+// Parameter locations.
+const (
+	InPath   = "path"
+	InQuery  = "query"
+	InHeader = "header"
+	InCookie = "cookie"
+)
+
+// Parameter is one path, query, header or cookie parameter.
+type Parameter struct {
+	Name        string
+	In          string // InPath, InQuery, InHeader or InCookie
+	Description string
+	Required    bool
+	Deprecated  bool
+	Schema      *schema.Schema
+	// Style and Explode follow OpenAPI: a slice in the query accepts both
+	// repeated keys and comma-separated values and is documented as
+	// style "form", explode true.
+	Style   string
+	Explode *bool
+	Example any
+	Field   string // the Go field name, for messages
+}
+
+// RequestBody describes the request body.
+type RequestBody struct {
+	Description string
+	Required    bool
+	Content     []Content // one per accepted media type
+	Field       string    // the Go field name ("Body")
+}
+
+// Content is a media type and the schema of its payload.
+type Content struct {
+	MediaType string
+	Schema    *schema.Schema
+}
+
+// Response is one documented response.
+type Response struct {
+	Status      int // 0 means OpenAPI's "default"
+	Description string
+	Headers     []Header
+	Content     []Content // none for a body-less response such as 204
+}
+
+// Header is a documented response header.
+type Header struct {
+	Name        string
+	Description string
+	Required    bool
+	Schema      *schema.Schema
+	Field       string // the Go field name
+}
+
+// DefaultID derives an operationId from method and pattern:
+// GET /items/{id} is "get-items-by-id", POST /v1/users/{user}/keys is
+// "post-v1-users-by-user-keys".
+func DefaultID(method, pattern string) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(method))
+	for _, seg := range strings.Split(pattern, "/") {
+		if seg == "" {
+			continue
+		}
+		b.WriteByte('-')
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			b.WriteString("by-")
+			seg = strings.TrimSuffix(strings.Trim(seg, "{}"), "...")
+		}
+		last := byte('-')
+		for _, c := range seg {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				b.WriteRune(unicode.ToLower(c))
+				last = 0
+			} else if last != '-' {
+				b.WriteByte('-')
+				last = '-'
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// DefaultStatus is the success status of a method when the Op does not set
+// one: 201 for POST when the operation documents a 201 response (created),
+// otherwise 200.
+func DefaultStatus(method string, created bool) int {
+	if method == http.MethodPost && created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// Param returns the parameter named name in in, or nil.
+func (d *Description) Param(in, name string) *Parameter {
+	for i := range d.Parameters {
+		if d.Parameters[i].In == in && d.Parameters[i].Name == name {
+			return &d.Parameters[i]
+		}
+	}
+	return nil
+}
+
+// Response returns the documented response for status, or nil.
+func (d *Description) Response(status int) *Response {
+	for i := range d.Responses {
+		if d.Responses[i].Status == status {
+			return &d.Responses[i]
+		}
+	}
+	return nil
 }

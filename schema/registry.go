@@ -11,6 +11,12 @@ import (
 	"unicode"
 )
 
+// Namer is implemented by named struct types that choose their component
+// name instead of the derived one.
+type Namer interface {
+	SchemaName() string
+}
+
 // Provider is implemented by types that describe themselves; Registry calls
 // JSONSchema on the type's zero value instead of deriving a schema.
 type Provider interface {
@@ -23,6 +29,7 @@ var (
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	fileHeaderType    = reflect.TypeFor[multipart.FileHeader]()
 	providerType      = reflect.TypeFor[Provider]()
+	namerType         = reflect.TypeFor[Namer]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshalType = reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -33,7 +40,7 @@ var (
 // Prefix + name, and described once however often it is used (recursion
 // included).
 //
-// Names are the Go type names, with the type arguments of a generic type
+// Names are the Go type names (or what a type's SchemaName method returns), with the type arguments of a generic type
 // spelled out (Page[pkg.Item] is "PageItem"). When two types from different
 // packages share a name, the one registered later is qualified by its
 // package name ("BillingItem"), then by a number if that clashes too, so the
@@ -186,6 +193,9 @@ func (r *Registry) register(t reflect.Type) (string, error) {
 		return name, nil
 	}
 	base := TypeName(t)
+	if implements(t, namerType) {
+		base = reflect.New(t).Interface().(Namer).SchemaName()
+	}
 	name := base
 	if _, taken := r.types[name]; taken {
 		name = exportName(pkgName(t.PkgPath())) + base

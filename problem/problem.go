@@ -1,0 +1,144 @@
+// Package problem implements RFC 9457 problem details for HTTP APIs: the
+// application/problem+json body vane writes for every error.
+//
+//	{
+//	  "type": "about:blank",
+//	  "title": "Unprocessable Entity",
+//	  "status": 422,
+//	  "detail": "validation failed",
+//	  "errors": [
+//	    {"location": "body.items[2].name", "message": "expected length <= 80", "value": "…"}
+//	  ]
+//	}
+//
+// A location names where the bad value came from: the source (path, query,
+// header, cookie, body) followed by the parameter name or the JSON path.
+package problem
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// ContentType is the media type of a problem body.
+const ContentType = "application/problem+json"
+
+// Details is an RFC 9457 problem. Type defaults to "about:blank" and Title
+// to the status text when written.
+type Details struct {
+	Type     string       `json:"type,omitempty" doc:"A URI reference that identifies the problem type." default:"about:blank" format:"uri-reference"`
+	Title    string       `json:"title,omitempty" doc:"A short, human-readable summary of the problem type." example:"Unprocessable Entity"`
+	Status   int          `json:"status,omitempty" doc:"The HTTP status code." example:"422"`
+	Detail   string       `json:"detail,omitempty" doc:"A human-readable explanation specific to this occurrence." example:"validation failed"`
+	Instance string       `json:"instance,omitempty" doc:"A URI reference that identifies this occurrence." format:"uri-reference"`
+	Errors   []FieldError `json:"errors,omitempty" doc:"Every input value that failed, with where it came from."`
+}
+
+// FieldError is one failed input value.
+type FieldError struct {
+	Location string `json:"location" doc:"Where the value came from: path.id, query.tag[1], header.X-Id, body.items[2].name." example:"body.name"`
+	Message  string `json:"message" doc:"What is wrong with it." example:"expected length >= 1"`
+	Value    any    `json:"value,omitempty" doc:"The value received."`
+}
+
+// SchemaName names the type in OpenAPI components.
+func (FieldError) SchemaName() string { return "ProblemFieldError" }
+
+func (e FieldError) Error() string {
+	if e.Location == "" {
+		return e.Message
+	}
+	return e.Location + ": " + e.Message
+}
+
+// SchemaName names the type in OpenAPI components.
+func (*Details) SchemaName() string { return "Problem" }
+
+// New returns a problem with status, its status text as title, and detail.
+func New(status int, detail string, errs ...FieldError) *Details {
+	return &Details{Status: status, Title: http.StatusText(status), Detail: detail, Errors: errs}
+}
+
+// Error makes a problem usable as a Go error: its detail, or title, and the
+// field errors.
+func (p *Details) Error() string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(p.Status))
+	b.WriteString(" ")
+	if p.Detail != "" {
+		b.WriteString(p.Detail)
+	} else {
+		b.WriteString(p.Title)
+	}
+	for i, e := range p.Errors {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// StatusCode returns the problem's status (500 if unset).
+func (p *Details) StatusCode() int {
+	if p.Status == 0 {
+		return http.StatusInternalServerError
+	}
+	return p.Status
+}
+
+// Write sends p as application/problem+json with its status. It fills in
+// Type and Title when they are empty.
+func Write(w http.ResponseWriter, p *Details) {
+	if p.Status == 0 {
+		p.Status = http.StatusInternalServerError
+	}
+	if p.Type == "" {
+		p.Type = "about:blank"
+	}
+	if p.Title == "" {
+		p.Title = http.StatusText(p.Status)
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		// A value that cannot be marshalled: drop the values, keep the rest.
+		q := *p
+		q.Errors = make([]FieldError, len(p.Errors))
+		for i, e := range p.Errors {
+			q.Errors[i] = FieldError{Location: e.Location, Message: e.Message}
+		}
+		body, _ = json.Marshal(&q)
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{ContentType}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h.Del("Etag")
+	h.Del("Last-Modified")
+	w.WriteHeader(p.Status)
+	w.Write(body) //nolint:errcheck // the client went away; nothing to do
+}
+
+// Location builds locations such as body.items[2].name. It appends to a
+// byte slice so that a validator can build one only when a value fails.
+type Location []byte
+
+// Field appends ".name" (or "name" at the start); map keys use it too.
+func (l Location) Field(name string) Location {
+	if len(l) > 0 {
+		l = append(l, '.')
+	}
+	return append(l, name...)
+}
+
+// Index appends "[i]".
+func (l Location) Index(i int) Location {
+	l = append(l, '[')
+	l = strconv.AppendInt(l, int64(i), 10)
+	return append(l, ']')
+}
+
+func (l Location) String() string { return string(l) }
