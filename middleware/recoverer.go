@@ -1,0 +1,115 @@
+// Package middleware holds vane's standard middleware, each a plain
+// func(http.Handler) http.Handler in its own file, usable with any router.
+package middleware
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+)
+
+// problem500 is the body of the response to a panic: an RFC 9457 problem
+// that says nothing about the cause, which goes to the log instead.
+const problem500 = `{"type":"about:blank","title":"Internal Server Error","status":500,` +
+	`"detail":"The server could not complete the request."}` + "\n"
+
+// Recoverer returns middleware that turns a panic in the handler into a 500
+// application/problem+json response and one log record at level Error on
+// logger (slog.Default() when nil) with the method, path, panic value and
+// stack.
+//
+// If the handler had already started its response when it panicked, the
+// status can no longer change: the response is cut short instead (the
+// connection is closed, as net/http does for http.ErrAbortHandler), so the
+// client sees a truncated response rather than a complete-looking one.
+// A panic with http.ErrAbortHandler itself is passed on unlogged: it is how
+// a handler asks net/http to abort the response.
+func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// One small allocation per request; not pooled, because a
+			// handler that (wrongly) writes after returning would then write
+			// into another request's response.
+			rw := &trackingWriter{ResponseWriter: w}
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				wrote := rw.wrote
+				if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+					panic(v)
+				}
+				l := logger
+				if l == nil {
+					l = slog.Default()
+				}
+				l.ErrorContext(r.Context(), "panic serving request",
+					slog.String("method", r.Method),
+					slog.String("path", r.URL.Path),
+					slog.Any("panic", v),
+					slog.String("stack", string(debug.Stack())))
+				if wrote {
+					panic(http.ErrAbortHandler)
+				}
+				h := w.Header()
+				for k := range h {
+					delete(h, k) // drop what the handler had set
+				}
+				h.Set("Content-Type", "application/problem+json")
+				h.Set("X-Content-Type-Options", "nosniff")
+				h.Set("Cache-Control", "no-store")
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, problem500)
+			}()
+			next.ServeHTTP(rw, r)
+		})
+	}
+}
+
+// trackingWriter records whether the response has started. It hides no
+// optional interface that matters: Flush, Hijack and the rest are reached
+// through Unwrap by http.ResponseController, and Flush and ReadFrom are
+// implemented directly for code that type-asserts.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	if code >= 200 || code == http.StatusSwitchingProtocols {
+		w.wrote = true // 1xx informational headers do not start the response
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *trackingWriter) ReadFrom(r io.Reader) (int64, error) {
+	w.wrote = true
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(w.ResponseWriter, r)
+}
+
+func (w *trackingWriter) Flush() {
+	w.wrote = true
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Hijack hands the connection over; the response is then the caller's.
+func (w *trackingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.wrote = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// Unwrap returns the underlying ResponseWriter, for http.ResponseController.
+func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
