@@ -20,21 +20,42 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.dispatchEscaped(w, req)
 		return
 	}
-	if m.redirectClean && !isClean(p) && req.Method != http.MethodConnect {
-		m.redirectCleaned(w, req)
-		return
-	}
 	var buf [stackParams]string
 	vals := buf[:]
 	if m.maxParams > len(buf) {
 		vals = make([]string, m.maxParams)
 	}
 	rt := m.lookup(req.Method, p, vals)
+	// Patterns have no empty, "." or ".." segments, so only what parameters
+	// matched can make a matched path unclean: check just that.
+	if m.redirectClean && (rt == nil && !isClean(p) || rt != nil && !cleanValues(rt, vals)) && req.Method != http.MethodConnect {
+		m.redirectCleaned(w, req)
+		return
+	}
 	if rt == nil {
 		m.miss(w, req, p)
 		return
 	}
 	m.serve(w, req, rt, vals, false)
+}
+
+// cleanValues reports whether the parameter values rt matched, vals, are
+// free of "." and ".." segments and, for a catch-all, empty segments.
+func cleanValues(rt *route, vals []string) bool {
+	n := len(rt.names)
+	if n == 0 {
+		return true
+	}
+	for _, v := range vals[:n-1] {
+		if v[0] == '.' && (v == "." || v == "..") {
+			return false
+		}
+	}
+	last := vals[n-1]
+	if rt.catchAll {
+		return cleanSegments(last)
+	}
+	return last[0] != '.' || last != "." && last != ".."
 }
 
 // dispatchEscaped routes a request whose path was sent with escapes that
@@ -189,7 +210,11 @@ func toggleSlash(p string) string {
 func (m *mux) allowed(p string) string {
 	var found [len(methodNames)]bool
 	var custom []string
-	vals := make([]string, m.maxParams)
+	var buf [stackParams]string
+	vals := buf[:]
+	if m.maxParams > len(buf) {
+		vals = make([]string, m.maxParams)
+	}
 	some := false
 	if p == "*" { // OPTIONS *: every method the router has
 		for i, t := range m.trees {
@@ -260,28 +285,30 @@ func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
 	m.redirect(w, req, cleanPath(req.URL.EscapedPath()))
 }
 
-// isClean reports whether p has no empty, "." or ".." segment (a trailing
-// slash is not an empty segment).
-func isClean(p string) bool {
-	for i := 0; ; {
-		j := strings.IndexByte(p[i:], '/')
-		if j < 0 {
-			return true
+// isClean reports whether the path p has no empty, "." or ".." segment (a
+// trailing slash is not an empty segment). A path that does not begin with
+// '/', such as "*", has nothing to clean.
+func isClean(p string) bool { return p == "" || p[0] != '/' || cleanSegments(p[1:]) }
+
+// cleanSegments reports whether the '/'-separated segments of s are neither
+// "." nor "..", nor empty but for the last.
+func cleanSegments(s string) bool {
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			continue
 		}
-		i += j + 1
-		if i == len(p) {
-			return true
-		}
-		switch p[i] {
-		case '/':
-			return false
-		case '.':
-			rest := p[i+1:]
-			if rest == "" || rest[0] == '/' || rest == "." || strings.HasPrefix(rest, "./") {
+		switch seg := s[start:i]; seg {
+		case "":
+			if i < len(s) {
 				return false
 			}
+		case ".", "..":
+			return false
 		}
+		start = i + 1
 	}
+	return true
 }
 
 // cleanPath returns the canonical form of p, keeping a trailing slash.

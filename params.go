@@ -64,8 +64,10 @@ func (c *routeContext) String() string { return "vane.routeContext(" + c.route.p
 func (c *routeContext) get(name string) string {
 	for {
 		names := c.route.names
-		for i := range names {
-			if names[i] == name {
+		for i, n := range names {
+			// Most names differ in length or first byte: test those inline
+			// before the full comparison.
+			if len(n) == len(name) && (n == "" || n[0] == name[0]) && n == name {
 				return c.values[i]
 			}
 		}

@@ -201,7 +201,7 @@ func (r *Router) Handle(method, pattern string, h http.Handler) {
 	if h == nil {
 		panic(fmt.Sprintf("vane: nil handler for %s %s", method, pattern))
 	}
-	r.register(method, r.fullPattern(pattern), h)
+	r.register(method, r.fullPattern(pattern), h, h)
 }
 
 // HandleFunc registers f like Handle.
@@ -280,8 +280,8 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 		r2.URL = &u
 		h.ServeHTTP(w, r2)
 	})
-	r.register(anyMethod, full, sh)
-	r.register(anyMethod, full+"/{vanemount...}", sh)
+	r.register(anyMethod, full, sh, h)
+	r.register(anyMethod, full+"/{vanemount...}", sh, h)
 }
 
 // anyMethod marks Mount's routes.
@@ -336,7 +336,8 @@ func handlerName(h http.Handler) string {
 // fullPattern returns pattern with the router's group prefix.
 func (r *Router) fullPattern(pattern string) string { return r.prefix + pattern }
 
-func (r *Router) register(method, pattern string, h http.Handler) {
+// register adds a route serving h, which is inner as Routes reports it.
+func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	m := r.mux
 	if m.serving.Load() {
 		panic(fmt.Sprintf("vane: %s %s registered after the router started serving", method, pattern))
@@ -345,7 +346,8 @@ func (r *Router) register(method, pattern string, h http.Handler) {
 	if err != nil {
 		panic(err.Error())
 	}
-	rt := &route{method: method, pattern: pattern, names: names, inner: h, handler: chain(r.mws, h)}
+	rt := &route{method: method, pattern: pattern, names: names, inner: inner, handler: chain(r.mws, h),
+		catchAll: parts[len(parts)-1].kind == catchAllNode}
 	root := m.tree(method, true)
 	if old := root.insert(parts, rt); old != nil {
 		if old.pattern == pattern {

@@ -49,11 +49,12 @@ type node struct {
 
 // route is one registered route of one method.
 type route struct {
-	method  string
-	pattern string       // the full pattern, group prefix included
-	names   []string     // parameter names, in the order they appear in pattern
-	handler http.Handler // middleware chain composed at registration
-	inner   http.Handler // the handler as registered, for Routes
+	catchAll bool // the last parameter is a catch-all
+	method   string
+	pattern  string       // the full pattern, group prefix included
+	names    []string     // parameter names, in the order they appear in pattern
+	handler  http.Handler // middleware chain composed at registration
+	inner    http.Handler // the handler as registered, for Routes
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes
@@ -125,6 +126,12 @@ func parsePattern(pattern string) ([]part, []string, error) {
 	}
 	if static < len(pattern) {
 		parts = append(parts, part{staticNode, pattern[static:]})
+	}
+	for _, p := range parts {
+		if p.kind == staticNode && (strings.Contains(p.text, "//") || strings.Contains(p.text, "/./") ||
+			strings.Contains(p.text, "/../") || strings.HasSuffix(p.text, "/.") || strings.HasSuffix(p.text, "/..")) {
+			return nil, nil, bad("empty, \".\" and \"..\" segments never match: request paths are cleaned")
+		}
 	}
 	return parts, names, nil
 }
@@ -248,9 +255,9 @@ func (n *node) match(path string, vals []string, nv int) *route {
 			}
 		}
 		if n.param != nil {
-			end := strings.IndexByte(path, '/')
-			if end < 0 {
-				end = len(path)
+			end := 0 // segments are short: a loop beats IndexByte's call
+			for end < len(path) && path[end] != '/' {
+				end++
 			}
 			if end > 0 {
 				vals[nv] = path[:end]
