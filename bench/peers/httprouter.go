@@ -1,0 +1,68 @@
+package peers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/vane-http/vane/bench/routes"
+)
+
+func httprouterPeer() Peer {
+	return Peer{
+		Name:     "httprouter",
+		Module:   "github.com/julienschmidt/httprouter",
+		Router:   httprouterRouter,
+		JSONBind: httprouterJSONBind,
+		JSONList: httprouterJSONList,
+		Lacks: map[string]string{
+			"groups":     "httprouter has no route groups",
+			"greeting":   "skip: the hand-written greeting is shown for chi, gin and echo",
+			"typedparam": "skip: the hand-written baseline is shown for vane and chi",
+		},
+		Notes: map[string]string{"middleware": "httprouter has no middleware API: the middleware wraps the whole router"},
+	}
+}
+
+func httprouterHandler(i int, r routes.Route, write bool) httprouter.Handle {
+	names := r.Params()
+	return func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		hit(i)
+		for _, n := range names {
+			seen(w, write, n, ps.ByName(n))
+		}
+	}
+}
+
+func httprouterRouter(s Spec) (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		r := httprouter.New()
+		for i, rt := range s.Routes {
+			r.Handle(rt.Method, rt.Colon(), httprouterHandler(i, rt, s.Write))
+		}
+		return wrapStd(r, s.Middleware), nil
+	})
+}
+
+func httprouterJSONBind() (http.Handler, error) {
+	r := httprouter.New()
+	r.POST("/users", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		var u User
+		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(u.Name))
+	})
+	return r, nil
+}
+
+func httprouterJSONList() (http.Handler, error) {
+	r := httprouter.New()
+	r.GET("/items", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Items)
+	})
+	return r, nil
+}

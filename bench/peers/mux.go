@@ -1,0 +1,90 @@
+package peers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+	"github.com/vane-http/vane/bench/routes"
+)
+
+func muxPeer() Peer {
+	return Peer{
+		Name:     "gorilla-mux",
+		Module:   "github.com/gorilla/mux",
+		Router:   muxRouter,
+		Groups:   muxGroups,
+		JSONBind: muxJSONBind,
+		JSONList: muxJSONList,
+		Lacks: map[string]string{
+			"greeting":   "skip: the hand-written greeting is shown for chi, gin and echo",
+			"typedparam": "skip: the hand-written baseline is shown for vane and chi",
+		},
+	}
+}
+
+// muxPattern: {name} for a segment, {name:.*} for the rest.
+func muxPattern(r routes.Route) string {
+	return r.Convert(func(n string) string { return "{" + n + "}" }, func(n string) string { return "{" + n + ":.*}" })
+}
+
+func muxHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+	names := r.Params()
+	return func(w http.ResponseWriter, req *http.Request) {
+		hit(i)
+		vars := mux.Vars(req)
+		for _, n := range names {
+			seen(w, write, n, vars[n])
+		}
+	}
+}
+
+func muxRouter(s Spec) (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		r := mux.NewRouter()
+		for i := 0; i < s.Middleware; i++ {
+			r.Use(stdMiddleware)
+		}
+		for i, rt := range s.Routes {
+			r.HandleFunc(muxPattern(rt), muxHandler(i, rt, s.Write)).Methods(rt.Method)
+		}
+		return r, nil
+	})
+}
+
+func muxGroups() (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		r := mux.NewRouter()
+		r.HandleFunc("/api/health", muxHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false)).Methods("GET")
+		api := r.PathPrefix("/api").Subrouter()
+		api.Use(stdMiddleware)
+		v1 := api.PathPrefix("/v1").Subrouter()
+		v1.Use(stdMiddleware)
+		v1.HandleFunc("/users/{id}", muxHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false)).Methods("GET")
+		v1.HandleFunc("/posts/{id}", muxHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false)).Methods("GET")
+		return r, nil
+	})
+}
+
+func muxJSONBind() (http.Handler, error) {
+	r := mux.NewRouter()
+	r.HandleFunc("/users", func(w http.ResponseWriter, req *http.Request) {
+		var u User
+		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(u.Name))
+	}).Methods("POST")
+	return r, nil
+}
+
+func muxJSONList() (http.Handler, error) {
+	r := mux.NewRouter()
+	r.HandleFunc("/items", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Items)
+	}).Methods("GET")
+	return r, nil
+}

@@ -1,0 +1,77 @@
+package peers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/vane-http/vane/bench/routes"
+)
+
+func serveMuxPeer() Peer {
+	return Peer{
+		Name:     "ServeMux",
+		Router:   serveMuxRouter,
+		JSONBind: serveMuxJSONBind,
+		JSONList: serveMuxJSONList,
+		Lacks: map[string]string{
+			"groups":     "net/http.ServeMux has no route groups",
+			"greeting":   "skip: the hand-written greeting is shown for chi, gin and echo",
+			"typedparam": "skip: the hand-written baseline is shown for vane and chi",
+		},
+		Notes: map[string]string{"middleware": "net/http.ServeMux has no middleware API: the middleware wraps the whole mux"},
+	}
+}
+
+// serveMuxPattern is "METHOD /path" with {name} and {name...}; a pattern
+// ending in "/" gets {$} so that it matches only itself, as in the tables.
+func serveMuxPattern(r routes.Route) string {
+	p := r.Braces()
+	if strings.HasSuffix(p, "/") {
+		p += "{$}"
+	}
+	return r.Method + " " + p
+}
+
+func serveMuxHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+	names := r.Params()
+	return func(w http.ResponseWriter, req *http.Request) {
+		hit(i)
+		for _, n := range names {
+			seen(w, write, n, req.PathValue(n))
+		}
+	}
+}
+
+func serveMuxRouter(s Spec) (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		m := http.NewServeMux()
+		for i, rt := range s.Routes {
+			m.HandleFunc(serveMuxPattern(rt), serveMuxHandler(i, rt, s.Write))
+		}
+		return wrapStd(m, s.Middleware), nil
+	})
+}
+
+func serveMuxJSONBind() (http.Handler, error) {
+	m := http.NewServeMux()
+	m.HandleFunc("POST /users", func(w http.ResponseWriter, req *http.Request) {
+		var u User
+		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(u.Name))
+	})
+	return m, nil
+}
+
+func serveMuxJSONList() (http.Handler, error) {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /items", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Items)
+	})
+	return m, nil
+}

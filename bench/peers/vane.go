@@ -1,0 +1,145 @@
+package peers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/bench/routes"
+)
+
+func vanePeer() Peer {
+	return Peer{
+		Name:     "vane",
+		Module:   "github.com/vane-http/vane",
+		Router:   vaneRouter,
+		Groups:   vaneGroups,
+		JSONBind: vaneJSONBind,
+		JSONList: vaneJSONList,
+		// Greeting and TypedParam are vane's typed operations: see typed_vane.go.
+		Greeting:   vaneGreeting,
+		TypedParam: vaneTypedParam,
+		Lacks:      vaneLacks,
+	}
+}
+
+// vaneLacks is filled by typed_vane.go's absence: until vane's typed
+// operations exist, their cells are pending.
+var vaneLacks = map[string]string{}
+
+func vaneHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+	names := r.Params()
+	return func(w http.ResponseWriter, req *http.Request) {
+		hit(i)
+		for _, n := range names {
+			seen(w, write, n, vane.Param(req, n))
+		}
+	}
+}
+
+func vaneRouter(s Spec) (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		r := vane.New()
+		r.Use(stdChain(s.Middleware)...)
+		for i, rt := range s.Routes {
+			r.Handle(rt.Method, rt.Braces(), vaneHandler(i, rt, s.Write))
+		}
+		return r, nil
+	})
+}
+
+func vaneGroups() (http.Handler, error) {
+	return build(func() (http.Handler, error) {
+		r := vane.New()
+		r.Get("/api/health", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		api := r.Group("/api", stdMiddleware)
+		v1 := api.Group("/v1", stdMiddleware)
+		v1.Get("/users/{id}", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
+		v1.Get("/posts/{id}", vaneHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+		return r, nil
+	})
+}
+
+func vaneJSONBind() (http.Handler, error) {
+	r := vane.New()
+	r.Post("/users", func(w http.ResponseWriter, req *http.Request) {
+		var u User
+		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(u.Name))
+	})
+	return r, nil
+}
+
+func vaneJSONList() (http.Handler, error) {
+	r := vane.New()
+	r.Get("/items", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Items)
+	})
+	return r, nil
+}
+
+// vaneByHandParam is TypedParam written by hand on vane's router: the
+// baseline of the "schema overhead" row.
+func vaneByHandParam() (http.Handler, error) {
+	r := vane.New()
+	r.Get("/users/{id}", func(w http.ResponseWriter, req *http.Request) {
+		id, err := strconv.ParseInt(vane.Param(req, "id"), 10, 64)
+		if err != nil || id < 1 {
+			http.Error(w, "id must be an integer >= 1", http.StatusUnprocessableEntity)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(IDReply{ID: id})
+	})
+	return r, nil
+}
+
+// vaneHandPeer is vane's router with the typed cases written by hand: the
+// baseline that vane's typed operations are held to (at most 1.3x).
+func vaneHandPeer() Peer {
+	const why = "skip: vane-hand is the hand-written baseline of the typed rows only"
+	return Peer{
+		Name:       "vane-hand",
+		Module:     "github.com/vane-http/vane",
+		Greeting:   vaneHandGreeting,
+		TypedParam: vaneByHandParam,
+		Lacks: map[string]string{
+			"router": why, "groups": why, "middleware": why, "jsonbind": why, "jsonlist": why,
+		},
+	}
+}
+
+// vaneHandGreeting is Huma's greeting operation written by hand on vane's router.
+func vaneHandGreeting() (http.Handler, error) {
+	r := vane.New()
+	r.Post("/greeting/{id}", func(w http.ResponseWriter, req *http.Request) {
+		id := vane.Param(req, "id")
+		ct := req.Header.Get("Content-Type")
+		num, err := strconv.Atoi(req.URL.Query().Get("num"))
+		if err != nil {
+			http.Error(w, "num must be an integer", http.StatusUnprocessableEntity)
+			return
+		}
+		var body GreetingBody
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(body.Suffix) > GreetingMaxSufx {
+			http.Error(w, "suffix is longer than 5", http.StatusUnprocessableEntity)
+			return
+		}
+		h := w.Header()
+		h.Set("ETag", GreetingETag)
+		h.Set("Last-Modified", LastModified.Format(http.TimeFormat))
+		h.Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(Greet(id, body.Suffix, ct, num))
+	})
+	return r, nil
+}
