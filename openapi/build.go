@@ -1,0 +1,426 @@
+package openapi
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
+)
+
+// Config is what [Build] needs besides the operations: the parts of the
+// document that no Go type says.
+type Config struct {
+	// Info is the document's title, version and so on. An empty Title is
+	// "API", an empty Version "0.0.0" (OpenAPI requires both).
+	Info Info
+
+	// Servers lists base URLs. Empty means the document's own origin.
+	Servers []*Server
+
+	// SecuritySchemes are the ways to authenticate, by the names that
+	// operations' Security requirements use (vane.Op{Security: …}).
+	SecuritySchemes map[string]*SecurityScheme
+
+	// Security applies to every operation that does not set its own.
+	Security []SecurityRequirement
+
+	// Tags describe the tags operations use, in the order the docs page
+	// shows them. Tags used but not listed are appended in order of first
+	// use.
+	Tags []*Tag
+
+	ExternalDocs *ExternalDocs
+	Extensions   Extensions
+
+	// NoErrorResponses leaves out the problem+json responses that Build
+	// adds to every operation for the errors vane itself returns (400, 413,
+	// 415, 422 and a default).
+	NoErrorResponses bool
+
+	// Edit hooks run in order on the finished document, before it is
+	// checked and served: add servers, security schemes, x- extensions,
+	// rewrite descriptions. An error stops the build.
+	Edit []func(*Document) error
+}
+
+// Names of the responses Build adds under components/responses.
+const (
+	ResponseBadRequest           = "BadRequest"
+	ResponseValidationFailed     = "ValidationFailed"
+	ResponseContentTooLarge      = "ContentTooLarge"
+	ResponseUnsupportedMediaType = "UnsupportedMediaType"
+	ResponseError                = "Error"
+)
+
+var problemType = reflect.TypeFor[problem.Details]()
+
+// Build returns the OpenAPI 3.1 document describing ops (typically
+// vane.Router.Operations()). Operations marked Hidden are left out.
+//
+// Every named struct type the operations use is one components/schemas
+// entry, referenced by $ref; the names are those of the operations' shared
+// [schema.Registry], so they are unique and stable. Errors are described by
+// the problem+json schema "Problem" (package problem).
+//
+// Build fails on what would make an invalid or misleading document: two
+// operations with the same operationId or the same method and path, a path
+// parameter without its {name} in the pattern, a security requirement that
+// names an undefined scheme, a hook's error.
+func Build(cfg Config, ops []*operation.Description) (*Document, error) {
+	b := &builder{
+		doc: &Document{
+			OpenAPI:      Version,
+			Info:         cfg.Info,
+			Servers:      cfg.Servers,
+			Paths:        map[string]*PathItem{},
+			Security:     cfg.Security,
+			ExternalDocs: cfg.ExternalDocs,
+			Extensions:   cfg.Extensions,
+			Components:   &Components{},
+		},
+		ids:       map[string]string{},
+		noErrors:  cfg.NoErrorResponses,
+		tagSeen:   map[string]bool{},
+		responses: map[string]*Response{},
+	}
+	if b.doc.Info.Title == "" {
+		b.doc.Info.Title = "API"
+	}
+	if b.doc.Info.Version == "" {
+		b.doc.Info.Version = "0.0.0"
+	}
+	for _, t := range cfg.Tags {
+		b.doc.Tags = append(b.doc.Tags, t)
+		b.tagSeen[t.Name] = true
+	}
+	if len(cfg.SecuritySchemes) > 0 {
+		b.doc.Components.SecuritySchemes = cfg.SecuritySchemes
+	}
+
+	// The schemas: every registry the operations use (one per router).
+	var regs []*schema.Registry
+	for _, op := range ops {
+		if op.Schemas != nil && !slices.Contains(regs, op.Schemas) {
+			regs = append(regs, op.Schemas)
+		}
+	}
+	if len(regs) == 0 {
+		regs = append(regs, schema.NewRegistry(SchemaPrefix))
+	}
+	for _, r := range regs {
+		if r.Prefix != SchemaPrefix {
+			return nil, fmt.Errorf("openapi: schema registry prefix %q, want %q", r.Prefix, SchemaPrefix)
+		}
+	}
+	if !cfg.NoErrorResponses {
+		s, err := regs[0].Schema(problemType)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: problem schema: %w", err)
+		}
+		b.problem = s
+	}
+
+	for _, op := range ops {
+		if op.Hidden {
+			continue
+		}
+		if err := b.add(op); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := b.schemas(regs); err != nil {
+		return nil, err
+	}
+	if len(b.responses) > 0 {
+		b.doc.Components.Responses = b.responses
+	}
+
+	for _, edit := range cfg.Edit {
+		if err := edit(b.doc); err != nil {
+			return nil, fmt.Errorf("openapi: edit hook: %w", err)
+		}
+	}
+	if err := check(b.doc); err != nil {
+		return nil, err
+	}
+	return b.doc, nil
+}
+
+type builder struct {
+	doc       *Document
+	ids       map[string]string // operationId → "METHOD pattern"
+	noErrors  bool
+	problem   *schema.Schema // $ref to the problem schema
+	tagSeen   map[string]bool
+	responses map[string]*Response // components/responses in use
+}
+
+// add describes one operation.
+func (b *builder) add(d *operation.Description) error {
+	where := d.Method + " " + d.Pattern
+	path, catchAll := openAPIPath(d.Pattern)
+	item := b.doc.Paths[path]
+	if item == nil {
+		item = &PathItem{}
+		b.doc.Paths[path] = item
+	}
+	if item.Operation(d.Method) != nil {
+		return fmt.Errorf("openapi: two operations for %s %s", d.Method, path)
+	}
+	op := &Operation{
+		Tags:        d.Tags,
+		Summary:     d.Summary,
+		Description: d.Description,
+		OperationID: d.ID,
+		Deprecated:  d.Deprecated,
+		Extensions:  d.Extensions,
+	}
+	if op.OperationID == "" {
+		op.OperationID = operation.DefaultID(d.Method, d.Pattern)
+	}
+	if prev, dup := b.ids[op.OperationID]; dup {
+		return fmt.Errorf("openapi: operationId %q is used by both %s and %s", op.OperationID, prev, where)
+	}
+	b.ids[op.OperationID] = where
+	if d.Security != nil {
+		op.Security = make([]SecurityRequirement, len(d.Security))
+		for i, req := range d.Security {
+			op.Security[i] = SecurityRequirement(req)
+		}
+	}
+	for _, t := range d.Tags {
+		if !b.tagSeen[t] {
+			b.tagSeen[t] = true
+			b.doc.Tags = append(b.doc.Tags, &Tag{Name: t})
+		}
+	}
+
+	for i := range d.Parameters {
+		p := &d.Parameters[i]
+		param := &Parameter{
+			Name:        p.Name,
+			In:          p.In,
+			Description: p.Description,
+			Required:    p.Required || p.In == operation.InPath,
+			Deprecated:  p.Deprecated,
+			Style:       p.Style,
+			Explode:     p.Explode,
+			Schema:      p.Schema,
+			Example:     p.Example,
+		}
+		if p.In == operation.InPath {
+			if !strings.Contains(path, "{"+p.Name+"}") {
+				return fmt.Errorf("openapi: %s: path parameter %q (field %s) is not in the pattern", where, p.Name, p.Field)
+			}
+			if p.Name == catchAll {
+				param.Description = joinText(param.Description, "The rest of the path: it may contain \"/\".")
+				param.Extensions = Extensions{"x-vane-catch-all": true}
+			}
+		}
+		op.Parameters = append(op.Parameters, param)
+	}
+	// A {name} without a field still has to be declared.
+	for _, name := range pathNames(path) {
+		if d.Param(operation.InPath, name) == nil {
+			op.Parameters = append(op.Parameters, &Parameter{Name: name, In: InPath, Required: true,
+				Schema: &schema.Schema{Type: schema.TypeString}})
+		}
+	}
+
+	if rb := d.RequestBody; rb != nil && len(rb.Content) > 0 {
+		body := &RequestBody{Description: rb.Description, Required: rb.Required, Content: map[string]*MediaType{}}
+		for _, c := range rb.Content {
+			body.Content[c.MediaType] = &MediaType{Schema: c.Schema}
+		}
+		op.RequestBody = body
+	}
+
+	op.Responses = map[string]*Response{}
+	for i := range d.Responses {
+		r := &d.Responses[i]
+		key := "default"
+		if r.Status != 0 {
+			key = strconv.Itoa(r.Status)
+		}
+		res := &Response{Description: r.Description}
+		if res.Description == "" {
+			res.Description = statusDescription(r.Status)
+		}
+		for _, h := range r.Headers {
+			if res.Headers == nil {
+				res.Headers = map[string]*Header{}
+			}
+			res.Headers[h.Name] = &Header{Description: h.Description, Required: h.Required, Schema: h.Schema}
+		}
+		for _, c := range r.Content {
+			if res.Content == nil {
+				res.Content = map[string]*MediaType{}
+			}
+			res.Content[c.MediaType] = &MediaType{Schema: c.Schema}
+		}
+		if res.Content == nil && (r.Status >= 400 || r.Status == 0) && b.problem != nil {
+			res.Content = b.problemContent()
+		}
+		op.Responses[key] = res
+	}
+	if len(op.Responses) == 0 {
+		status := d.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		op.Responses[strconv.Itoa(status)] = &Response{Description: statusDescription(status)}
+	}
+	if !b.noErrors {
+		hasInput := len(d.Parameters) > 0 || op.RequestBody != nil
+		if hasInput {
+			b.errorResponse(op, "400", ResponseBadRequest,
+				"The request could not be read: a parameter or the body is malformed.")
+			b.errorResponse(op, "422", ResponseValidationFailed,
+				"The request was read but is not valid: errors lists every failed value and where it came from.")
+		}
+		if op.RequestBody != nil {
+			b.errorResponse(op, "413", ResponseContentTooLarge, "The request body is larger than the operation accepts.")
+			b.errorResponse(op, "415", ResponseUnsupportedMediaType, "The request body's Content-Type is not one the operation accepts.")
+		}
+		b.errorResponse(op, "default", ResponseError, "An error, described as an RFC 9457 problem.")
+	}
+
+	item.SetOperation(d.Method, op)
+	return nil
+}
+
+// errorResponse adds a reference to the shared problem response name under
+// key, unless the operation documents key itself.
+func (b *builder) errorResponse(op *Operation, key, name, description string) {
+	if _, ok := op.Responses[key]; ok {
+		return
+	}
+	if b.responses[name] == nil {
+		b.responses[name] = &Response{Description: description, Content: b.problemContent()}
+	}
+	op.Responses[key] = &Response{Ref: "#/components/responses/" + name}
+}
+
+func (b *builder) problemContent() map[string]*MediaType {
+	return map[string]*MediaType{problem.ContentType: {Schema: &schema.Schema{Ref: b.problem.Ref}}}
+}
+
+// schemas fills components/schemas from the registries.
+func (b *builder) schemas(regs []*schema.Registry) error {
+	out := map[string]*schema.Schema{}
+	from := map[string]reflect.Type{}
+	for _, r := range regs {
+		for _, name := range r.Names() {
+			s := r.Schemas()[name]
+			if s == nil { // still being derived (cannot happen after registration)
+				continue
+			}
+			t := r.Type(name)
+			if prev, ok := from[name]; ok && prev != t {
+				return fmt.Errorf("openapi: two routers name different types %v and %v %q", prev, t, name)
+			}
+			from[name] = t
+			out[name] = s
+		}
+	}
+	if len(out) > 0 {
+		b.doc.Components.Schemas = out
+	}
+	return nil
+}
+
+// openAPIPath turns a vane pattern into an OpenAPI path: {rest...} becomes
+// {rest}, whose name it returns.
+func openAPIPath(pattern string) (path, catchAll string) {
+	if i := strings.Index(pattern, "...}"); i >= 0 {
+		open := strings.LastIndexByte(pattern[:i], '{')
+		if open >= 0 {
+			catchAll = pattern[open+1 : i]
+			pattern = pattern[:i] + pattern[i+3:]
+		}
+	}
+	return pattern, catchAll
+}
+
+// pathNames lists the {names} of an OpenAPI path.
+func pathNames(path string) []string {
+	var names []string
+	for {
+		open := strings.IndexByte(path, '{')
+		if open < 0 {
+			return names
+		}
+		end := strings.IndexByte(path[open:], '}')
+		if end < 0 {
+			return names
+		}
+		names = append(names, path[open+1:open+end])
+		path = path[open+end+1:]
+	}
+}
+
+func statusDescription(status int) string {
+	if status == 0 {
+		return "Error"
+	}
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "Status " + strconv.Itoa(status)
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// check rejects a document that no hook may leave behind: references to
+// undefined security schemes, and missing required fields.
+func check(d *Document) error {
+	if d.Info.Title == "" || d.Info.Version == "" {
+		return fmt.Errorf("openapi: info.title and info.version are required")
+	}
+	var schemes map[string]*SecurityScheme
+	if d.Components != nil {
+		schemes = d.Components.SecuritySchemes
+	}
+	checkReqs := func(where string, reqs []SecurityRequirement) error {
+		for _, req := range reqs {
+			for name := range req {
+				if schemes[name] == nil {
+					return fmt.Errorf("openapi: %s: security scheme %q is not defined (add it to Config.SecuritySchemes)", where, name)
+				}
+			}
+		}
+		return nil
+	}
+	if err := checkReqs("document", d.Security); err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(d.Paths))
+	for p := range d.Paths {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		item := d.Paths[p]
+		for _, m := range Methods {
+			if op := item.Operation(m); op != nil {
+				if err := checkReqs(m+" "+p, op.Security); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package openapi
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vane-http/vane/internal/oasvalidate"
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/schema"
+)
+
+type buildPet struct {
+	ID   int64  `json:"id" readOnly:"true"`
+	Name string `json:"name" minLength:"1"`
+}
+
+// handDescriptions builds descriptions as vane.Register would, without the
+// root package, for the builder's own unit tests.
+func handDescriptions(t *testing.T) []*operation.Description {
+	t.Helper()
+	reg := schema.NewRegistry(SchemaPrefix)
+	pet, err := reg.Schema(reflect.TypeFor[buildPet]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*operation.Description{
+		{
+			Method: "GET", Pattern: "/pets/{id}", ID: "getPet", Tags: []string{"pets"}, Status: 200,
+			Parameters: []operation.Parameter{{Name: "id", In: operation.InPath, Schema: &schema.Schema{Type: "integer"}, Field: "ID"}},
+			Responses:  []operation.Response{{Status: 200, Content: []operation.Content{{MediaType: "application/json", Schema: pet}}}, {Status: 404, Description: "No such pet"}},
+			Schemas:    reg,
+		},
+		{
+			Method: "POST", Pattern: "/pets", Tags: []string{"pets"}, Status: 201,
+			Security:    []map[string][]string{{"bearer": {}}},
+			RequestBody: &operation.RequestBody{Required: true, Content: []operation.Content{{MediaType: "application/json", Schema: pet}}},
+			Responses:   []operation.Response{{Status: 201, Content: []operation.Content{{MediaType: "application/json", Schema: pet}}}},
+			Schemas:     reg,
+		},
+		{Method: "GET", Pattern: "/files/{path...}", ID: "getFile", Schemas: reg,
+			Parameters: []operation.Parameter{{Name: "path", In: operation.InPath, Schema: &schema.Schema{Type: "string"}}}},
+		{Method: "GET", Pattern: "/internal", Hidden: true, Schemas: reg},
+	}
+}
+
+func TestBuild(t *testing.T) {
+	doc, err := Build(Config{
+		Info:            Info{Title: "Pets", Version: "1.0.0"},
+		SecuritySchemes: map[string]*SecurityScheme{"bearer": BearerAuth("JWT")},
+		Tags:            []*Tag{{Name: "admin", Description: "listed first"}},
+	}, handDescriptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Paths["/internal"] != nil {
+		t.Error("a hidden operation is documented")
+	}
+	get := doc.Paths["/pets/{id}"].Get
+	if get == nil || get.OperationID != "getPet" || !get.Parameters[0].Required {
+		t.Fatalf("GET /pets/{id}: %+v", get)
+	}
+	if r := get.Responses["404"]; r.Description != "No such pet" || r.Content["application/problem+json"].Schema.Ref != SchemaPrefix+"Problem" {
+		t.Errorf("documented 404 lacks the problem schema: %+v", r)
+	}
+	if get.Responses["422"].Ref != "#/components/responses/ValidationFailed" || get.Responses["413"] != nil {
+		t.Errorf("error responses of GET: %v", keys(get.Responses))
+	}
+	post := doc.Paths["/pets"].Post
+	if post.OperationID != "post-pets" || post.Responses["415"] == nil || len(post.Security) != 1 {
+		t.Errorf("POST /pets: id %q, responses %v, security %v", post.OperationID, keys(post.Responses), post.Security)
+	}
+	file := doc.Paths["/files/{path}"]
+	if file == nil || file.Get.Parameters[0].Extensions["x-vane-catch-all"] != true {
+		t.Errorf("catch-all: %+v", file)
+	}
+	if got := [2]string{doc.Tags[0].Name, doc.Tags[1].Name}; got != [2]string{"admin", "pets"} {
+		t.Errorf("tags %v", got)
+	}
+	for _, name := range []string{"buildPet", "Problem", "ProblemFieldError"} {
+		if doc.Components.Schemas[name] == nil {
+			t.Errorf("components/schemas lacks %s: %v", name, keys(doc.Components.Schemas))
+		}
+	}
+	if _, err := doc.YAML(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	ops := handDescriptions(t)
+	for name, c := range map[string]struct {
+		cfg  Config
+		ops  []*operation.Description
+		want string
+	}{
+		"undefined scheme": {Config{}, ops, `security scheme "bearer" is not defined`},
+		"duplicate id": {Config{SecuritySchemes: map[string]*SecurityScheme{"bearer": BasicAuth()}},
+			append(ops, &operation.Description{Method: "DELETE", Pattern: "/pets/{id}", ID: "getPet"}), `"getPet" is used by both GET /pets/{id} and DELETE /pets/{id}`},
+		"param not in path": {Config{}, []*operation.Description{{Method: "GET", Pattern: "/a",
+			Parameters: []operation.Parameter{{Name: "id", In: "path", Field: "ID"}}}}, `path parameter "id" (field ID) is not in the pattern`},
+		"hook": {Config{Edit: []func(*Document) error{func(d *Document) error { return errTest }}}, nil, "edit hook: test"},
+	} {
+		if _, err := Build(c.cfg, c.ops); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+type testError string
+
+func (e testError) Error() string { return string(e) }
+
+const errTest = testError("test")
+
+func TestBuildHooksEditTheDocument(t *testing.T) {
+	doc, err := Build(Config{Edit: []func(*Document) error{
+		func(d *Document) error {
+			d.Servers = append(d.Servers, &Server{URL: "https://api.example.com"})
+			d.Extensions = Extensions{"x-logo": map[string]any{"url": "logo.png"}}
+			return nil
+		},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := doc.JSON()
+	for _, want := range []string{`"url": "https://api.example.com"`, `"x-logo": {`, `"title": "API"`, `"version": "0.0.0"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("document lacks %s:\n%s", want, b)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestBuildPassesIndependentValidator(t *testing.T) {
+	doc, err := Build(Config{
+		Info:            Info{Title: "Pets", Version: "1.0.0"},
+		SecuritySchemes: map[string]*SecurityScheme{"bearer": BearerAuth("JWT")},
+	}, handDescriptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := doc.JSON()
+	y, _ := doc.YAML()
+	oasvalidate.Validate(t, map[string][]byte{"hand.json": j, "hand.yaml": y})
+}

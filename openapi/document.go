@@ -1,0 +1,412 @@
+// Package openapi builds the OpenAPI 3.1 document of a vane service from the
+// compiled descriptions of its operations, renders it as JSON and YAML, and
+// serves it together with an offline API reference page (Swagger UI, whose
+// assets are embedded in the binary).
+//
+// The document is derived, never hand-written: every operation registered
+// with vane.Register (or vane.Get, vane.Post, …) carries an
+// [operation.Description] built from its input and output types, and [Build]
+// turns a list of them into a [Document]. Named Go struct types become
+// components/schemas referenced by $ref, through the same [schema.Registry]
+// that request validation reads, so the document describes exactly what the
+// server accepts.
+//
+// Before it is served the document can be edited by hooks ([Config.Edit]):
+// add servers, security schemes, tags or x- extensions.
+//
+// This package never imports package vane; vane.Docs wires it to a router.
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/vane-http/vane/schema"
+)
+
+// Version is the OpenAPI version of the documents this package writes.
+const Version = "3.1.0"
+
+// Dialect is the JSON Schema dialect of the schemas in the document: plain
+// JSON Schema 2020-12, OpenAPI 3.1's default.
+const Dialect = "https://spec.openapis.org/oas/3.1/dialect/base"
+
+// SchemaPrefix is where $ref points for a named schema.
+const SchemaPrefix = "#/components/schemas/"
+
+// Extensions holds specification extensions: fields whose names start with
+// "x-", marshalled alongside an object's own fields. A key that does not
+// start with "x-" is an error at marshalling time.
+type Extensions map[string]any
+
+// Document is an OpenAPI 3.1 document (the "OpenAPI Object").
+type Document struct {
+	OpenAPI           string                `json:"openapi"`
+	Info              Info                  `json:"info"`
+	JSONSchemaDialect string                `json:"jsonSchemaDialect,omitempty"`
+	Servers           []*Server             `json:"servers,omitempty"`
+	Paths             map[string]*PathItem  `json:"paths,omitempty"`
+	Webhooks          map[string]*PathItem  `json:"webhooks,omitempty"`
+	Components        *Components           `json:"components,omitempty"`
+	Security          []SecurityRequirement `json:"security,omitempty"`
+	Tags              []*Tag                `json:"tags,omitempty"`
+	ExternalDocs      *ExternalDocs         `json:"externalDocs,omitempty"`
+	Extensions        Extensions            `json:"-"`
+}
+
+// Info is the document's metadata. Title and Version are required.
+type Info struct {
+	Title          string     `json:"title"`
+	Summary        string     `json:"summary,omitempty"`
+	Description    string     `json:"description,omitempty"`
+	TermsOfService string     `json:"termsOfService,omitempty"`
+	Contact        *Contact   `json:"contact,omitempty"`
+	License        *License   `json:"license,omitempty"`
+	Version        string     `json:"version"`
+	Extensions     Extensions `json:"-"`
+}
+
+// Contact is the contact information for the API.
+type Contact struct {
+	Name  string `json:"name,omitempty"`
+	URL   string `json:"url,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+// License is the API's licence: a name and either an SPDX identifier or a URL.
+type License struct {
+	Name       string `json:"name"`
+	Identifier string `json:"identifier,omitempty"`
+	URL        string `json:"url,omitempty"`
+}
+
+// Server is a base URL the API is served from. The URL may be relative
+// ("/v1") and may hold {variables}.
+type Server struct {
+	URL         string                     `json:"url"`
+	Description string                     `json:"description,omitempty"`
+	Variables   map[string]*ServerVariable `json:"variables,omitempty"`
+	Extensions  Extensions                 `json:"-"`
+}
+
+// ServerVariable is a substitution for a {variable} in a server URL.
+type ServerVariable struct {
+	Enum        []string `json:"enum,omitempty"`
+	Default     string   `json:"default"`
+	Description string   `json:"description,omitempty"`
+}
+
+// PathItem holds the operations on one path.
+type PathItem struct {
+	Summary     string       `json:"summary,omitempty"`
+	Description string       `json:"description,omitempty"`
+	Get         *Operation   `json:"get,omitempty"`
+	Put         *Operation   `json:"put,omitempty"`
+	Post        *Operation   `json:"post,omitempty"`
+	Delete      *Operation   `json:"delete,omitempty"`
+	Options     *Operation   `json:"options,omitempty"`
+	Head        *Operation   `json:"head,omitempty"`
+	Patch       *Operation   `json:"patch,omitempty"`
+	Trace       *Operation   `json:"trace,omitempty"`
+	Servers     []*Server    `json:"servers,omitempty"`
+	Parameters  []*Parameter `json:"parameters,omitempty"`
+	Extensions  Extensions   `json:"-"`
+}
+
+// Operation returns the operation for method (upper or lower case), or nil.
+func (p *PathItem) Operation(method string) *Operation {
+	if slot := p.slot(method); slot != nil {
+		return *slot
+	}
+	return nil
+}
+
+// SetOperation sets the operation for method. It reports false for a method
+// OpenAPI cannot describe (such as CONNECT).
+func (p *PathItem) SetOperation(method string, op *Operation) bool {
+	slot := p.slot(method)
+	if slot == nil {
+		return false
+	}
+	*slot = op
+	return true
+}
+
+func (p *PathItem) slot(method string) **Operation {
+	switch strings.ToUpper(method) {
+	case "GET":
+		return &p.Get
+	case "PUT":
+		return &p.Put
+	case "POST":
+		return &p.Post
+	case "DELETE":
+		return &p.Delete
+	case "OPTIONS":
+		return &p.Options
+	case "HEAD":
+		return &p.Head
+	case "PATCH":
+		return &p.Patch
+	case "TRACE":
+		return &p.Trace
+	}
+	return nil
+}
+
+// Methods lists the HTTP methods a PathItem can hold, in document order.
+var Methods = []string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
+
+// Operation describes one operation on a path.
+type Operation struct {
+	Tags         []string             `json:"tags,omitempty"`
+	Summary      string               `json:"summary,omitempty"`
+	Description  string               `json:"description,omitempty"`
+	ExternalDocs *ExternalDocs        `json:"externalDocs,omitempty"`
+	OperationID  string               `json:"operationId,omitempty"`
+	Parameters   []*Parameter         `json:"parameters,omitempty"`
+	RequestBody  *RequestBody         `json:"requestBody,omitempty"`
+	Responses    map[string]*Response `json:"responses,omitempty"`
+	Deprecated   bool                 `json:"deprecated,omitempty"`
+	// Security overrides the document's security for this operation. Nil
+	// inherits it; an empty, non-nil slice makes the operation public.
+	Security   []SecurityRequirement `json:"security,omitzero"`
+	Servers    []*Server             `json:"servers,omitempty"`
+	Extensions Extensions            `json:"-"`
+}
+
+// Parameter locations.
+const (
+	InPath   = "path"
+	InQuery  = "query"
+	InHeader = "header"
+	InCookie = "cookie"
+)
+
+// Parameter describes one path, query, header or cookie parameter.
+type Parameter struct {
+	Name            string         `json:"name"`
+	In              string         `json:"in"`
+	Description     string         `json:"description,omitempty"`
+	Required        bool           `json:"required,omitempty"`
+	Deprecated      bool           `json:"deprecated,omitempty"`
+	AllowEmptyValue bool           `json:"allowEmptyValue,omitempty"`
+	Style           string         `json:"style,omitempty"`
+	Explode         *bool          `json:"explode,omitempty"`
+	Schema          *schema.Schema `json:"schema,omitempty"`
+	Example         any            `json:"example,omitempty"`
+	Extensions      Extensions     `json:"-"`
+}
+
+// RequestBody describes a request body by media type.
+type RequestBody struct {
+	Description string                `json:"description,omitempty"`
+	Content     map[string]*MediaType `json:"content"`
+	Required    bool                  `json:"required,omitempty"`
+}
+
+// MediaType is the schema (and encoding, for forms) of one media type.
+type MediaType struct {
+	Schema   *schema.Schema       `json:"schema,omitempty"`
+	Example  any                  `json:"example,omitempty"`
+	Encoding map[string]*Encoding `json:"encoding,omitempty"`
+}
+
+// Encoding describes how one property of a form body is encoded.
+type Encoding struct {
+	ContentType string             `json:"contentType,omitempty"`
+	Headers     map[string]*Header `json:"headers,omitempty"`
+	Style       string             `json:"style,omitempty"`
+	Explode     *bool              `json:"explode,omitempty"`
+}
+
+// Response describes one response: its headers and its body by media type.
+// Description is required by OpenAPI.
+type Response struct {
+	Ref         string                `json:"$ref,omitempty"`
+	Description string                `json:"description,omitempty"`
+	Headers     map[string]*Header    `json:"headers,omitempty"`
+	Content     map[string]*MediaType `json:"content,omitempty"`
+	Extensions  Extensions            `json:"-"`
+}
+
+// Header describes a response header.
+type Header struct {
+	Description string         `json:"description,omitempty"`
+	Required    bool           `json:"required,omitempty"`
+	Deprecated  bool           `json:"deprecated,omitempty"`
+	Schema      *schema.Schema `json:"schema,omitempty"`
+}
+
+// Components holds the reusable parts of the document.
+type Components struct {
+	Schemas         map[string]*schema.Schema  `json:"schemas,omitempty"`
+	Responses       map[string]*Response       `json:"responses,omitempty"`
+	Parameters      map[string]*Parameter      `json:"parameters,omitempty"`
+	RequestBodies   map[string]*RequestBody    `json:"requestBodies,omitempty"`
+	Headers         map[string]*Header         `json:"headers,omitempty"`
+	SecuritySchemes map[string]*SecurityScheme `json:"securitySchemes,omitempty"`
+	Extensions      Extensions                 `json:"-"`
+}
+
+// SecurityRequirement names security schemes (keys of
+// Components.SecuritySchemes) with the scopes each needs; all the schemes
+// of one requirement apply together.
+type SecurityRequirement map[string][]string
+
+// SecurityScheme describes one way to authenticate. Type is "apiKey",
+// "http", "mutualTLS", "oauth2" or "openIdConnect".
+type SecurityScheme struct {
+	Type             string      `json:"type"`
+	Description      string      `json:"description,omitempty"`
+	Name             string      `json:"name,omitempty"`             // apiKey
+	In               string      `json:"in,omitempty"`               // apiKey: query, header or cookie
+	Scheme           string      `json:"scheme,omitempty"`           // http: "bearer", "basic", …
+	BearerFormat     string      `json:"bearerFormat,omitempty"`     // http bearer
+	Flows            *OAuthFlows `json:"flows,omitempty"`            // oauth2
+	OpenIDConnectURL string      `json:"openIdConnectUrl,omitempty"` // openIdConnect
+	Extensions       Extensions  `json:"-"`
+}
+
+// BearerAuth returns an HTTP bearer-token scheme; format is a hint such as
+// "JWT" and may be empty.
+func BearerAuth(format string) *SecurityScheme {
+	return &SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: format}
+}
+
+// BasicAuth returns an HTTP basic authentication scheme.
+func BasicAuth() *SecurityScheme { return &SecurityScheme{Type: "http", Scheme: "basic"} }
+
+// APIKeyAuth returns an API-key scheme reading the key named name in
+// location in ("header", "query" or "cookie").
+func APIKeyAuth(in, name string) *SecurityScheme {
+	return &SecurityScheme{Type: "apiKey", In: in, Name: name}
+}
+
+// OAuthFlows lists the OAuth 2 flows a scheme supports.
+type OAuthFlows struct {
+	Implicit          *OAuthFlow `json:"implicit,omitempty"`
+	Password          *OAuthFlow `json:"password,omitempty"`
+	ClientCredentials *OAuthFlow `json:"clientCredentials,omitempty"`
+	AuthorizationCode *OAuthFlow `json:"authorizationCode,omitempty"`
+}
+
+// OAuthFlow is one OAuth 2 flow. Scopes must be present, even if empty.
+type OAuthFlow struct {
+	AuthorizationURL string            `json:"authorizationUrl,omitempty"`
+	TokenURL         string            `json:"tokenUrl,omitempty"`
+	RefreshURL       string            `json:"refreshUrl,omitempty"`
+	Scopes           map[string]string `json:"scopes"`
+}
+
+// Tag groups operations in the docs page.
+type Tag struct {
+	Name         string        `json:"name"`
+	Description  string        `json:"description,omitempty"`
+	ExternalDocs *ExternalDocs `json:"externalDocs,omitempty"`
+	Extensions   Extensions    `json:"-"`
+}
+
+// ExternalDocs points to documentation outside the document.
+type ExternalDocs struct {
+	Description string `json:"description,omitempty"`
+	URL         string `json:"url"`
+}
+
+// The MarshalJSON methods below add each object's Extensions to the fields
+// encoding/json writes.
+
+func (d Document) MarshalJSON() ([]byte, error) {
+	type plain Document
+	return withExtensions(plain(d), d.Extensions)
+}
+
+func (i Info) MarshalJSON() ([]byte, error) {
+	type plain Info
+	return withExtensions(plain(i), i.Extensions)
+}
+
+func (s Server) MarshalJSON() ([]byte, error) {
+	type plain Server
+	return withExtensions(plain(s), s.Extensions)
+}
+
+func (p PathItem) MarshalJSON() ([]byte, error) {
+	type plain PathItem
+	return withExtensions(plain(p), p.Extensions)
+}
+
+func (o Operation) MarshalJSON() ([]byte, error) {
+	type plain Operation
+	return withExtensions(plain(o), o.Extensions)
+}
+
+func (p Parameter) MarshalJSON() ([]byte, error) {
+	type plain Parameter
+	return withExtensions(plain(p), p.Extensions)
+}
+
+func (r Response) MarshalJSON() ([]byte, error) {
+	type plain Response
+	return withExtensions(plain(r), r.Extensions)
+}
+
+func (c Components) MarshalJSON() ([]byte, error) {
+	type plain Components
+	return withExtensions(plain(c), c.Extensions)
+}
+
+func (s SecurityScheme) MarshalJSON() ([]byte, error) {
+	type plain SecurityScheme
+	return withExtensions(plain(s), s.Extensions)
+}
+
+func (t Tag) MarshalJSON() ([]byte, error) {
+	type plain Tag
+	return withExtensions(plain(t), t.Extensions)
+}
+
+// withExtensions marshals v (a struct, so a JSON object) and appends ext's
+// fields to it.
+func withExtensions(v any, ext Extensions) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(ext) == 0 {
+		return b, err
+	}
+	for k := range ext {
+		if !strings.HasPrefix(k, "x-") {
+			return nil, fmt.Errorf("openapi: extension %q does not start with \"x-\"", k)
+		}
+	}
+	e, err := json.Marshal(map[string]any(ext)) // sorted keys
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 2 { // {}
+		return e, nil
+	}
+	out := make([]byte, 0, len(b)+len(e))
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, ',')
+	return append(out, e[1:]...), nil
+}
+
+// JSON returns the document as indented JSON.
+func (d *Document) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// YAML returns the document as YAML, with the fields in the order of the
+// JSON form.
+func (d *Document) YAML() ([]byte, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	return JSONToYAML(b)
+}
