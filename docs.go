@@ -1,0 +1,94 @@
+package vane
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/vane-http/vane/openapi"
+)
+
+// DocsConfig configures [Docs]: the document's contents (the embedded
+// openapi.Config) and where the document and the docs page are served.
+type DocsConfig struct {
+	openapi.Config
+
+	// JSONPath, YAMLPath and DocsPath are where the JSON document, the YAML
+	// document and the API reference page are served, relative to the
+	// router Docs is called on. Empty means "/openapi.json",
+	// "/openapi.yaml" and "/docs"; "-" turns one off. The page's assets
+	// are served under DocsPath + "/".
+	JSONPath string
+	YAMLPath string
+	DocsPath string
+
+	// UIConfig holds extra Swagger UI settings for the page, such as
+	// {"docExpansion": "none"}; see openapi.DocsPage.
+	UIConfig map[string]any
+}
+
+// Docs serves the OpenAPI 3.1 document of every typed operation on r's
+// tree (see [Router.Operations]) as JSON and YAML, and an API reference page
+// that renders it with no network access (Swagger UI, embedded in the
+// binary). Call it once, with the other registrations; the document is
+// built on its first request, when every operation is known, and kept.
+//
+//	r := vane.New()
+//	vane.Get(r, "/items/{id}", getItem)
+//	vane.Docs(r, vane.DocsConfig{Config: openapi.Config{
+//		Info: openapi.Info{Title: "Items", Version: "1.0.0"},
+//	}})
+//	// GET /docs, /openapi.json, /openapi.yaml
+//
+// The returned handler also gives the document to code, for example to write
+// it to a file from a command (see [openapi.Handler.Document]). A document
+// that cannot be built (a hook failed, a security scheme is missing) is a
+// 500 response naming the cause; [OpenAPI] reports the same error directly.
+func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
+	h := openapi.NewHandler(func() (*openapi.Document, error) { return OpenAPI(r, cfg.Config) })
+	jsonPath := docsPath(cfg.JSONPath, "/openapi.json")
+	yamlPath := docsPath(cfg.YAMLPath, "/openapi.yaml")
+	pagePath := docsPath(cfg.DocsPath, "/docs")
+	if jsonPath != "" {
+		r.Get(jsonPath, h.JSON)
+	}
+	if yamlPath != "" {
+		r.Get(yamlPath, h.YAML)
+	}
+	if pagePath != "" {
+		spec := jsonPath
+		if spec == "" {
+			spec = yamlPath
+		}
+		page := &openapi.DocsPage{
+			Title:     cfg.Info.Title,
+			AssetsURL: openapi.RelativeURL(pagePath, pagePath+"/"),
+			UIConfig:  cfg.UIConfig,
+		}
+		if spec != "" {
+			// Relative, so that the page keeps working behind a proxy that
+			// strips a prefix, and under a group.
+			page.SpecURL = openapi.RelativeURL(pagePath, spec)
+		}
+		r.Get(pagePath, page.ServeHTTP)
+		r.Get(pagePath+"/{file}", func(w http.ResponseWriter, req *http.Request) {
+			openapi.ServeDocsAsset(w, req, Param(req, "file"))
+		})
+	}
+	return h
+}
+
+// OpenAPI builds the OpenAPI 3.1 document of every typed operation on r's
+// tree; see [openapi.Build].
+func OpenAPI(r *Router, cfg openapi.Config) (*openapi.Document, error) {
+	return openapi.Build(cfg, r.Operations())
+}
+
+func docsPath(p, def string) string {
+	switch p {
+	case "":
+		return def
+	case "-":
+		return ""
+	}
+	return "/" + strings.Trim(p, "/")
+}

@@ -1,0 +1,82 @@
+package vane_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/openapi"
+)
+
+func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	return w
+}
+
+func TestDocsServesDocumentAndPage(t *testing.T) {
+	r := vane.New()
+	docs := vane.Docs(r, vane.DocsConfig{Config: openapi.Config{Info: openapi.Info{Title: "Things", Version: "2.0.0"}}})
+
+	w := get(t, r, "/openapi.json")
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("/openapi.json: %d %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Info    struct{ Title, Version string }
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || doc.OpenAPI != "3.1.0" || doc.Info.Title != "Things" {
+		t.Errorf("document %+v, %v", doc, err)
+	}
+	if w := get(t, r, "/openapi.yaml"); w.Code != 200 || !strings.HasPrefix(w.Body.String(), "openapi: 3.1.0\n") {
+		t.Errorf("/openapi.yaml: %d\n%s", w.Code, w.Body)
+	}
+	page := get(t, r, "/docs")
+	if page.Code != 200 || !strings.Contains(page.Body.String(), `data-spec-url="openapi.json"`) ||
+		!strings.Contains(page.Body.String(), `src="docs/swagger-ui-bundle.js?v=`) {
+		t.Errorf("/docs: %d\n%s", page.Code, page.Body)
+	}
+	if w := get(t, r, "/docs/init.js"); w.Code != 200 || !strings.Contains(w.Body.String(), "SwaggerUIBundle") {
+		t.Errorf("/docs/init.js: %d", w.Code)
+	}
+	j, y, err := docs.Document()
+	if err != nil || len(j) == 0 || len(y) == 0 {
+		t.Errorf("Document(): %d, %d bytes, %v", len(j), len(y), err)
+	}
+}
+
+func TestDocsPathsConfigurableAndOff(t *testing.T) {
+	r := vane.New()
+	api := r.Group("/api")
+	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: "-", DocsPath: "/reference"})
+	if w := get(t, r, "/api/spec/openapi.json"); w.Code != 200 {
+		t.Errorf("/api/spec/openapi.json: %d", w.Code)
+	}
+	if w := get(t, r, "/api/openapi.yaml"); w.Code != 404 {
+		t.Errorf("YAML turned off but served: %d", w.Code)
+	}
+	page := get(t, r, "/api/reference")
+	if !strings.Contains(page.Body.String(), `data-spec-url="spec/openapi.json"`) {
+		t.Errorf("page's document URL:\n%s", page.Body)
+	}
+	res := get(t, r, "/api/reference/swagger-ui.css")
+	if res.Code != 200 || !strings.HasPrefix(res.Header().Get("Content-Type"), "text/css") {
+		t.Errorf("asset: %d %q", res.Code, res.Header().Get("Content-Type"))
+	}
+}
+
+func TestDocsBuildErrorIs500(t *testing.T) {
+	r := vane.New()
+	vane.Docs(r, vane.DocsConfig{Config: openapi.Config{Security: []openapi.SecurityRequirement{{"nope": nil}}}})
+	w := get(t, r, "/openapi.json")
+	b, _ := io.ReadAll(w.Body)
+	if w.Code != 500 || !strings.Contains(string(b), `security scheme \"nope\" is not defined`) {
+		t.Errorf("%d %s", w.Code, b)
+	}
+}
