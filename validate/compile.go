@@ -1,0 +1,296 @@
+package validate
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"unsafe"
+
+	"github.com/vane-http/vane/schema"
+)
+
+var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+type compiler struct {
+	reg *schema.Registry
+	// structs holds the node of each struct type being or already compiled,
+	// so that recursive types point back to the node instead of recursing.
+	structs map[reflect.Type]*structNode
+	// busy marks the struct types whose compilation is under way.
+	busy map[reflect.Type]bool
+}
+
+func newCompiler(reg *schema.Registry) *compiler {
+	if reg == nil {
+		reg = schema.NewRegistry("#/$defs/")
+	}
+	return &compiler{reg: reg, structs: map[reflect.Type]*structNode{}, busy: map[reflect.Type]bool{}}
+}
+
+// compile returns the node checking a value of type t against s (the
+// keywords of the field holding it; nil for none beyond t's own), or nil
+// when nothing needs checking.
+func (c *compiler) compile(t reflect.Type, s *schema.Schema) (node, error) {
+	if s == nil {
+		var err error
+		if s, err = c.reg.Schema(t); err != nil {
+			return nil, err
+		}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		elem, err := c.compile(t.Elem(), s)
+		if elem == nil || err != nil {
+			return nil, err
+		}
+		return &ptrNode{elem: elem}, nil
+	case reflect.Struct:
+		if isOpaque(t) {
+			return nil, nil
+		}
+		return c.structType(t)
+	case reflect.Slice, reflect.Array:
+		if s.Type != schema.TypeArray || isOpaque(t) {
+			return c.scalar(t, s)
+		}
+		return c.list(t, s)
+	case reflect.Map:
+		var elem node
+		if s.AdditionalProperties != nil {
+			var err error
+			if elem, err = c.compile(t.Elem(), s.AdditionalProperties); err != nil {
+				return nil, err
+			}
+		}
+		if elem == nil && s.MinProperties == nil && s.MaxProperties == nil {
+			return nil, nil
+		}
+		return &mapNode{typ: t, min: count(s.MinProperties), max: count(s.MaxProperties), elem: elem}, nil
+	}
+	return c.scalar(t, s)
+}
+
+// isOpaque reports types that bind as text (time.Time, netip.Addr …): their
+// parser is their validation.
+func isOpaque(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
+func (c *compiler) structType(t reflect.Type) (node, error) {
+	if n, ok := c.structs[t]; ok {
+		if c.busy[t] || len(n.fields) > 0 {
+			return n, nil
+		}
+		return nil, nil // compiled, nothing to check
+	}
+	n := &structNode{}
+	c.structs[t] = n
+	c.busy[t] = true
+	defer delete(c.busy, t)
+	for _, f := range schema.Fields(t) {
+		fs, err := c.reg.FieldSchema(&f)
+		if err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, f.GoName, err)
+		}
+		fn, err := c.compile(f.Type, fs)
+		if err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, f.GoName, err)
+		}
+		if fn == nil {
+			continue
+		}
+		field := fieldNode{name: f.Name, n: fn}
+		if f.OmitEmpty {
+			field.omit = f.Type.Kind()
+		}
+		// Walk the index through embedded structs: offsets add up until
+		// an embedded pointer, which must be followed at check time.
+		st := t
+		var off uintptr
+		for k, i := range f.Index {
+			sf := st.Field(i)
+			off += sf.Offset
+			if k == len(f.Index)-1 {
+				break
+			}
+			st = sf.Type
+			if st.Kind() == reflect.Pointer {
+				field.embed = append(field.embed, off)
+				off = 0
+				st = st.Elem()
+			}
+		}
+		field.offset = off
+		n.fields = append(n.fields, field)
+	}
+	if len(n.fields) == 0 {
+		// Nothing to check. A recursive reference made while compiling
+		// holds this empty node, which checks nothing: harmless.
+		return nil, nil
+	}
+	return n, nil
+}
+
+func (c *compiler) list(t reflect.Type, s *schema.Schema) (node, error) {
+	n := &listNode{
+		elemSize: t.Elem().Size(),
+		minItems: count(s.MinItems),
+		maxItems: count(s.MaxItems),
+		unique:   s.UniqueItems,
+		value:    valueOf(t.Elem()),
+	}
+	if t.Kind() == reflect.Array {
+		n.array, n.alen = true, t.Len()
+	}
+	if n.unique {
+		n.equal = equalFunc(t.Elem())
+	}
+	if s.Items != nil {
+		elem, err := c.compile(t.Elem(), s.Items)
+		if err != nil {
+			return nil, err
+		}
+		n.elem = elem
+	}
+	if n.elem == nil && n.minItems < 0 && n.maxItems < 0 && !n.unique {
+		return nil, nil
+	}
+	return n, nil
+}
+
+func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return func(a, b unsafe.Pointer) bool { return *(*string)(a) == *(*string)(b) }
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		size := t.Size()
+		return func(a, b unsafe.Pointer) bool {
+			return unsafe.String((*byte)(a), size) == unsafe.String((*byte)(b), size)
+		}
+	case reflect.Float32:
+		return func(a, b unsafe.Pointer) bool { return *(*float32)(a) == *(*float32)(b) }
+	case reflect.Float64:
+		return func(a, b unsafe.Pointer) bool { return *(*float64)(a) == *(*float64)(b) }
+	}
+	return func(a, b unsafe.Pointer) bool {
+		return reflect.DeepEqual(reflect.NewAt(t, a).Elem().Interface(), reflect.NewAt(t, b).Elem().Interface())
+	}
+}
+
+func (c *compiler) scalar(t reflect.Type, s *schema.Schema) (node, error) {
+	switch t.Kind() {
+	case reflect.String:
+		return compileString(s)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return compileNumber(t.Kind(), s)
+	case reflect.Bool:
+		if len(s.Enum) == 0 {
+			return nil, nil
+		}
+		n := &boolNode{}
+		for _, e := range s.Enum {
+			b, ok := e.(bool)
+			if !ok {
+				return nil, fmt.Errorf("enum value %v is not a boolean", e)
+			}
+			if b {
+				n.allowTrue = true
+			} else {
+				n.allowFalse = true
+			}
+		}
+		return n, nil
+	}
+	return nil, nil
+}
+
+func compileString(s *schema.Schema) (node, error) {
+	n := &stringNode{minLen: count(s.MinLength), maxLen: count(s.MaxLength)}
+	if s.Pattern != "" {
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		n.pattern = re
+	}
+	if s.Format != "" {
+		n.format = formats[s.Format] // unknown formats annotate only
+		n.formatName = s.Format
+	}
+	for _, e := range s.Enum {
+		str, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("enum value %v is not a string", e)
+		}
+		n.enum = append(n.enum, str)
+	}
+	if n.minLen < 0 && n.maxLen < 0 && n.pattern == nil && n.format == nil && n.enum == nil {
+		return nil, nil
+	}
+	return n, nil
+}
+
+func compileNumber(k reflect.Kind, s *schema.Schema) (node, error) {
+	n := &numberNode{kind: k}
+	set := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+			n.has = true
+		}
+	}
+	n.min, n.max, n.exMin, n.exMax, n.multipleOf = math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), 0
+	// A uint's implied minimum 0 needs no check.
+	if s.Minimum != nil && !(isUnsigned(k) && *s.Minimum == 0) {
+		set(&n.min, s.Minimum)
+	}
+	set(&n.max, s.Maximum)
+	set(&n.exMin, s.ExclusiveMinimum)
+	set(&n.exMax, s.ExclusiveMaximum)
+	set(&n.multipleOf, s.MultipleOf)
+	for _, e := range s.Enum {
+		f, ok := toFloat(e)
+		if !ok {
+			return nil, fmt.Errorf("enum value %v is not a number", e)
+		}
+		n.enum = append(n.enum, f)
+		n.has = true
+	}
+	if !n.has {
+		return nil, nil
+	}
+	return n, nil
+}
+
+func isUnsigned(k reflect.Kind) bool {
+	switch k {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func count(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}

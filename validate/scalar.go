@@ -1,0 +1,216 @@
+package validate
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// stringNode checks minLength, maxLength (in code points, as JSON Schema
+// counts), pattern, format and enum.
+type stringNode struct {
+	minLen, maxLen int // -1 when absent
+	pattern        *regexp.Regexp
+	format         func(string) bool
+	formatName     string
+	enum           []string
+}
+
+func (n *stringNode) check(p unsafe.Pointer, c *collector) bool {
+	s := *(*string)(p)
+	ok := true
+	fail := func(msg string) {
+		ok = false
+		if c != nil {
+			c.add(msg, s)
+		}
+	}
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if n.minLen >= 0 && l < n.minLen {
+			if c == nil {
+				return false
+			}
+			fail("expected length >= " + strconv.Itoa(n.minLen))
+		}
+		if n.maxLen >= 0 && l > n.maxLen {
+			if c == nil {
+				return false
+			}
+			fail("expected length <= " + strconv.Itoa(n.maxLen))
+		}
+	}
+	if n.enum != nil && !containsString(n.enum, s) {
+		if c == nil {
+			return false
+		}
+		fail("expected one of: " + strings.Join(n.enum, ", "))
+	}
+	if n.format != nil && !n.format(s) {
+		if c == nil {
+			return false
+		}
+		fail("expected format " + n.formatName)
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		if c == nil {
+			return false
+		}
+		fail("expected to match pattern " + n.pattern.String())
+	}
+	return ok
+}
+
+func containsString(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// numberNode checks minimum, maximum, exclusiveMinimum, exclusiveMaximum,
+// multipleOf and enum of any integer or float kind.
+type numberNode struct {
+	kind         reflect.Kind
+	has          bool
+	min, max     float64 // ±Inf when absent
+	exMin, exMax float64 // ±Inf when absent
+	multipleOf   float64 // 0 when absent
+	enum         []float64
+}
+
+func load(k reflect.Kind, p unsafe.Pointer) float64 {
+	switch k {
+	case reflect.Int:
+		return float64(*(*int)(p))
+	case reflect.Int8:
+		return float64(*(*int8)(p))
+	case reflect.Int16:
+		return float64(*(*int16)(p))
+	case reflect.Int32:
+		return float64(*(*int32)(p))
+	case reflect.Int64:
+		return float64(*(*int64)(p))
+	case reflect.Uint:
+		return float64(*(*uint)(p))
+	case reflect.Uint8:
+		return float64(*(*uint8)(p))
+	case reflect.Uint16:
+		return float64(*(*uint16)(p))
+	case reflect.Uint32:
+		return float64(*(*uint32)(p))
+	case reflect.Uint64:
+		return float64(*(*uint64)(p))
+	case reflect.Uintptr:
+		return float64(*(*uintptr)(p))
+	case reflect.Float32:
+		return float64(*(*float32)(p))
+	case reflect.Float64:
+		return *(*float64)(p)
+	}
+	return 0
+}
+
+func (n *numberNode) check(p unsafe.Pointer, c *collector) bool {
+	v := load(n.kind, p)
+	ok := true
+	fail := func(msg string) {
+		ok = false
+		c.add(msg, n.box(p))
+	}
+	if v < n.min {
+		if c == nil {
+			return false
+		}
+		fail("expected number >= " + fmtNum(n.min))
+	}
+	if v > n.max {
+		if c == nil {
+			return false
+		}
+		fail("expected number <= " + fmtNum(n.max))
+	}
+	if v <= n.exMin {
+		if c == nil {
+			return false
+		}
+		fail("expected number > " + fmtNum(n.exMin))
+	}
+	if v >= n.exMax {
+		if c == nil {
+			return false
+		}
+		fail("expected number < " + fmtNum(n.exMax))
+	}
+	if n.multipleOf != 0 && !isMultiple(v, n.multipleOf) {
+		if c == nil {
+			return false
+		}
+		fail("expected a multiple of " + fmtNum(n.multipleOf))
+	}
+	if n.enum != nil && !containsFloat(n.enum, v) {
+		if c == nil {
+			return false
+		}
+		parts := make([]string, len(n.enum))
+		for i, e := range n.enum {
+			parts[i] = fmtNum(e)
+		}
+		fail("expected one of: " + strings.Join(parts, ", "))
+	}
+	return ok
+}
+
+func (n *numberNode) box(p unsafe.Pointer) any {
+	switch n.kind {
+	case reflect.Float32, reflect.Float64:
+		return load(n.kind, p)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return uint64(load(n.kind, p))
+	case reflect.Int64:
+		return *(*int64)(p)
+	case reflect.Int:
+		return *(*int)(p)
+	}
+	return int64(load(n.kind, p))
+}
+
+func isMultiple(v, m float64) bool {
+	q := v / m
+	if math.IsInf(q, 0) || math.IsNaN(q) {
+		return false
+	}
+	return math.Abs(q-math.Round(q)) <= 1e-9*math.Max(1, math.Abs(q))
+}
+
+func containsFloat(list []float64, v float64) bool {
+	for _, e := range list {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// boolNode checks a boolean enum.
+type boolNode struct{ allowTrue, allowFalse bool }
+
+func (n *boolNode) check(p unsafe.Pointer, c *collector) bool {
+	b := *(*bool)(p)
+	if (b && n.allowTrue) || (!b && n.allowFalse) {
+		return true
+	}
+	if c != nil {
+		c.add(fmt.Sprintf("expected %v", !b), b)
+	}
+	return false
+}

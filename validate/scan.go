@@ -1,0 +1,368 @@
+package validate
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/vane-http/vane/schema"
+)
+
+// The presence of required properties cannot be read from a decoded Go
+// value (an absent string and an empty one look alike), so it is checked on
+// the raw JSON: a scanner compiled from the type walks the document once,
+// descending only where some required property lies below, and skips the
+// rest. JSON property names match fields as encoding/json matches them:
+// exactly, or else case-insensitively.
+
+// scanNode is the compiled shape of a JSON value with required properties
+// somewhere inside.
+type scanNode struct {
+	kind  byte       // scanObject, scanArray or scanMap
+	props []scanProp // scanObject: the properties worth a look
+	elem  *scanNode  // scanArray, scanMap: the shape of every item/value
+}
+
+const (
+	scanObject = iota + 1
+	scanArray
+	scanMap
+)
+
+type scanProp struct {
+	name     string
+	required bool
+	nullable bool
+	bit      uint64 // for required properties, their bit in the seen mask (0 past 64)
+	child    *scanNode
+}
+
+// scanner compiles the scan node of type t, or returns nil when nothing
+// inside t is required.
+func (c *compiler) scanner(t reflect.Type) *scanNode {
+	memo := map[reflect.Type]*scanNode{}
+	return c.scan(t, memo)
+}
+
+func (c *compiler) scan(t reflect.Type, memo map[reflect.Type]*scanNode) *scanNode {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n, ok := memo[t]; ok {
+		return n // in progress (recursion) or done
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if isOpaque(t) || implementsJSON(t) {
+			return nil
+		}
+		n := &scanNode{kind: scanObject}
+		memo[t] = n
+		var bit uint64 = 1
+		for _, f := range schema.Fields(t) {
+			p := scanProp{name: f.Name, child: c.scan(f.Type, memo)}
+			if f.Required() && f.Tag.Get("readOnly") != "true" {
+				p.required = true
+				p.nullable = f.Tag.Get("nullable") == "true"
+				p.bit = bit
+				bit <<= 1
+			}
+			if p.required || p.child != nil {
+				n.props = append(n.props, p)
+			}
+		}
+		if len(n.props) == 0 {
+			memo[t] = nil
+			return nil
+		}
+		return n
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 || implementsJSON(t) {
+			return nil
+		}
+		if elem := c.scan(t.Elem(), memo); elem != nil {
+			return &scanNode{kind: scanArray, elem: elem}
+		}
+	case reflect.Map:
+		if implementsJSON(t) {
+			return nil
+		}
+		if elem := c.scan(t.Elem(), memo); elem != nil {
+			return &scanNode{kind: scanMap, elem: elem}
+		}
+	}
+	return nil
+}
+
+var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func implementsJSON(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(jsonUnmarshalerType)
+}
+
+// jscan walks one JSON document. With c nil it stops at the first missing
+// property; otherwise it records every one at its location.
+type jscan struct {
+	data []byte
+	i    int
+	c    *collector
+	ok   bool
+}
+
+func scanOK(n *scanNode, data []byte) bool {
+	s := jscan{data: data, ok: true}
+	s.value(n)
+	return s.ok
+}
+
+func scanCollect(n *scanNode, data []byte, c *collector) {
+	s := jscan{data: data, ok: true, c: c}
+	s.value(n)
+}
+
+func (s *jscan) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jscan) peek() byte {
+	s.ws()
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+func (s *jscan) stop() bool { return !s.ok && s.c == nil }
+
+// value scans the value at s.i against n (nil: skip it).
+func (s *jscan) value(n *scanNode) {
+	if n == nil {
+		s.skip()
+		return
+	}
+	switch s.peek() {
+	case '{':
+		if n.kind == scanObject {
+			s.object(n)
+		} else if n.kind == scanMap {
+			s.mapValues(n)
+		} else {
+			s.skip()
+		}
+	case '[':
+		if n.kind == scanArray {
+			s.array(n)
+		} else {
+			s.skip()
+		}
+	default:
+		s.skip()
+	}
+}
+
+// str returns the raw bytes of the string at s.i, without quotes, and
+// whether it holds escapes.
+func (s *jscan) str() ([]byte, bool) {
+	if s.peek() != '"' {
+		return nil, false
+	}
+	s.i++
+	start, esc := s.i, false
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case '\\':
+			esc = true
+			s.i += 2
+			continue
+		case '"':
+			raw := s.data[start:s.i]
+			s.i++
+			return raw, esc
+		}
+		s.i++
+	}
+	return s.data[start:], esc
+}
+
+func (s *jscan) object(n *scanNode) {
+	s.i++ // {
+	var seen uint64
+	for !s.stop() {
+		if s.peek() == '}' {
+			s.i++
+			break
+		}
+		if s.i >= len(s.data) {
+			break
+		}
+		raw, esc := s.str()
+		if s.peek() != ':' {
+			break
+		}
+		s.i++
+		p := n.match(raw, esc)
+		if p == nil {
+			s.skip()
+		} else {
+			if p.required {
+				seen |= p.bit
+				if !p.nullable && s.peek() == 'n' {
+					s.fail(p.name, "expected a value, not null")
+				}
+			}
+			if s.c != nil && p.child != nil {
+				m := s.c.push(p.name)
+				s.value(p.child)
+				s.c.pop(m)
+			} else {
+				s.value(p.child)
+			}
+		}
+		if s.peek() == ',' {
+			s.i++
+		}
+	}
+	for i := range n.props {
+		p := &n.props[i]
+		if p.required && p.bit != 0 && seen&p.bit == 0 {
+			s.fail(p.name, "required property is missing")
+			if s.stop() {
+				return
+			}
+		}
+	}
+}
+
+func (s *jscan) fail(name, msg string) {
+	s.ok = false
+	if s.c != nil {
+		m := s.c.push(name)
+		s.c.add(msg, nil)
+		s.c.pop(m)
+	}
+}
+
+// match finds the property named by the raw key as encoding/json would:
+// an exact match first, then a case-insensitive one.
+func (n *scanNode) match(raw []byte, esc bool) *scanProp {
+	key := unsafe.String(unsafe.SliceData(raw), len(raw))
+	if esc {
+		var k string
+		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
+			return nil
+		}
+		key = k
+	}
+	for i := range n.props {
+		if n.props[i].name == key {
+			return &n.props[i]
+		}
+	}
+	for i := range n.props {
+		if strings.EqualFold(n.props[i].name, key) {
+			return &n.props[i]
+		}
+	}
+	return nil
+}
+
+func (s *jscan) array(n *scanNode) {
+	s.i++ // [
+	for idx := 0; !s.stop(); idx++ {
+		if s.peek() == ']' {
+			s.i++
+			return
+		}
+		if s.i >= len(s.data) {
+			return
+		}
+		start := s.i
+		if s.c != nil {
+			m := s.c.pushIndex(idx)
+			s.value(n.elem)
+			s.c.pop(m)
+		} else {
+			s.value(n.elem)
+		}
+		if s.peek() == ',' {
+			s.i++
+		} else if s.i == start {
+			return // not JSON this scanner understands; the decoder judged it
+		}
+	}
+}
+
+func (s *jscan) mapValues(n *scanNode) {
+	s.i++ // {
+	for !s.stop() {
+		if s.peek() == '}' {
+			s.i++
+			return
+		}
+		if s.i >= len(s.data) {
+			return
+		}
+		raw, _ := s.str()
+		if s.peek() != ':' {
+			return
+		}
+		s.i++
+		if s.c != nil {
+			m := s.c.push(string(raw))
+			s.value(n.elem)
+			s.c.pop(m)
+		} else {
+			s.value(n.elem)
+		}
+		if s.peek() == ',' {
+			s.i++
+		}
+	}
+}
+
+// skip passes over one value of any kind.
+func (s *jscan) skip() {
+	depth := 0
+	for s.i < len(s.data) {
+		switch s.peek() {
+		case '"':
+			s.str()
+		case '{', '[':
+			depth++
+			s.i++
+		case '}', ']':
+			if depth == 0 {
+				return // the enclosing container's end
+			}
+			depth--
+			s.i++
+		case ',', ':':
+			if depth == 0 {
+				return
+			}
+			s.i++
+		case 0:
+			return
+		default:
+			// number, true, false, null: up to a delimiter
+			for s.i < len(s.data) {
+				c := s.data[s.i]
+				if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == ':' {
+					break
+				}
+				s.i++
+			}
+		}
+		if depth == 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,456 @@
+// Package validate checks Go values against the JSON Schema keywords of
+// their struct tags, with validators compiled once per type.
+//
+// Compile turns a type and its schema (package schema derives it from the
+// same tags the OpenAPI document shows) into a tree of small checkers that
+// read the value in place. A value that passes costs no allocation: the
+// checkers first run in a fast mode that stops at the first failure and
+// builds nothing; only when something fails do they run again to collect
+// every failure with its location (body.items[2].name) and the value
+// received.
+//
+// What JSON Schema checks on the JSON instance but a Go value cannot show,
+// the presence of required properties, is checked on the raw JSON body by
+// a compiled scanner (see Validator.Validate), also without allocating.
+//
+// Rules that need code go in a method on the input type, run after the tag
+// rules when those pass:
+//
+//	func (in *CreateItem) Validate(ctx context.Context) []problem.FieldError
+package validate
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
+)
+
+// Checker is implemented by input types with rules the tags cannot express.
+// Validate runs after the tag rules pass and returns the failures, nil when
+// there are none.
+type Checker interface {
+	Validate(ctx context.Context) []problem.FieldError
+}
+
+var checkerType = reflect.TypeFor[Checker]()
+
+// Validator validates values of one type.
+type Validator struct {
+	typ     reflect.Type
+	rtype   unsafe.Pointer // the *T type word, to check Validate's argument cheaply
+	root    *structNode    // nil when there is nothing to check
+	body    *scanNode      // required-property scanner for the raw JSON body; nil when none is required
+	bodyLoc string         // the location of the raw JSON body's root ("body")
+	checker bool           // *T implements Checker
+}
+
+// Source tags of an input struct's fields, in the order Input reads them.
+var sources = []string{"path", "query", "header", "cookie"}
+
+// Compile returns a validator for values of type t, a body type: locations
+// start at root ("body"), required properties are checked on the raw JSON
+// passed to Validate. reg provides the field schemas and receives the named
+// types met; nil means a private registry.
+func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, error) {
+	c := newCompiler(reg)
+	n, err := c.compile(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{typ: t, bodyLoc: root, body: c.scanner(t)}
+	if n != nil {
+		// The value itself is the one "field" of the root, named root.
+		v.root = &structNode{root: true, fields: []fieldNode{{name: root, n: n}}}
+	}
+	return v.finish()
+}
+
+// Input returns a validator for an input struct type: fields tagged path,
+// query, header or cookie are checked at locations such as query.limit, the
+// field named Body at body…; other fields are not checked. The raw JSON
+// passed to Validate is the Body field's.
+func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("validate: input type %v is not a struct", t)
+	}
+	c := newCompiler(reg)
+	s := &structNode{}
+	v := &Validator{typ: t, bodyLoc: "body"}
+	nparam := 0
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		loc := ""
+		for _, src := range sources {
+			if name, ok := sf.Tag.Lookup(src); ok {
+				loc = src + "." + name
+				break
+			}
+		}
+		if sf.Name == "Body" && loc == "" {
+			loc = "body"
+			v.body = c.scanner(sf.Type)
+		}
+		if loc == "" {
+			continue
+		}
+		f := schema.Field{Name: sf.Name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
+		fs, err := c.reg.FieldSchema(&f)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
+		}
+		n, err := c.compile(sf.Type, fs)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
+		}
+		var bit uint64
+		if loc != "body" {
+			if nparam < 64 {
+				bit = 1 << nparam
+			}
+			nparam++
+		}
+		if n != nil {
+			s.fields = append(s.fields, fieldNode{offset: sf.Offset, name: loc, n: n, bit: bit})
+		}
+	}
+	if len(s.fields) > 0 {
+		s.root = true
+		v.root = s
+	}
+	return v.finish()
+}
+
+func (v *Validator) finish() (*Validator, error) {
+	pt := reflect.PointerTo(v.typ)
+	if pt.Implements(checkerType) {
+		v.checker = true
+	} else if m, ok := pt.MethodByName("Validate"); ok {
+		return nil, fmt.Errorf("validate: %v has a Validate method %v, not Validate(context.Context) []problem.FieldError; rename it or change its signature", pt, m.Type)
+	}
+	var zero any = reflect.New(v.typ).Interface()
+	v.rtype = (*eface)(unsafe.Pointer(&zero)).typ
+	return v, nil
+}
+
+// Type returns the type the validator checks.
+func (v *Validator) Type() reflect.Type { return v.typ }
+
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// Validate checks *ptr, which must be a pointer to the validator's type, and
+// returns every failure, or nil. rawJSON, when not nil, is the JSON the body
+// was decoded from: the presence of required properties is checked on it.
+// The Validate method of a Checker runs last, when everything else passed.
+// On success it allocates nothing.
+func (v *Validator) Validate(ctx context.Context, ptr any, rawJSON []byte) []problem.FieldError {
+	return v.ValidateInput(ctx, ptr, rawJSON, allPresent)
+}
+
+// ValidateInput is Validate for an input struct whose binder knows which
+// parameters the request carried: bit i of present stands for the i-th
+// parameter field (path, query, header or cookie, in field order; the
+// 65th and later are always checked). An absent parameter is not checked,
+// as JSON Schema does not check an absent property.
+func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, present uint64) []problem.FieldError {
+	e := (*eface)(unsafe.Pointer(&ptr))
+	if e.typ != v.rtype {
+		panic(fmt.Sprintf("validate: Validate called with %T, want *%v", ptr, v.typ))
+	}
+	p := e.data
+	ok := v.root == nil || v.root.checkPresent(p, nil, present)
+	if ok && v.body != nil && rawJSON != nil {
+		ok = scanOK(v.body, rawJSON)
+	}
+	if !ok {
+		c := &collector{}
+		if v.root != nil {
+			v.root.checkPresent(p, c, present)
+		}
+		if v.body != nil && rawJSON != nil {
+			c.loc = append(c.loc[:0], v.bodyLoc...)
+			scanCollect(v.body, rawJSON, c)
+		}
+		return c.errs
+	}
+	if v.checker {
+		return ptr.(Checker).Validate(ctx)
+	}
+	return nil
+}
+
+// collector gathers failures and tracks the location being checked. A nil
+// *collector means fast mode: stop at the first failure, build nothing.
+type collector struct {
+	loc  problem.Location
+	errs []problem.FieldError
+}
+
+func (c *collector) add(msg string, value any) {
+	c.errs = append(c.errs, problem.FieldError{Location: string(c.loc), Message: msg, Value: value})
+}
+
+func (c *collector) push(name string) int {
+	n := len(c.loc)
+	c.loc = c.loc.Field(name)
+	return n
+}
+
+func (c *collector) pushIndex(i int) int {
+	n := len(c.loc)
+	c.loc = c.loc.Index(i)
+	return n
+}
+
+func (c *collector) pop(n int) { c.loc = c.loc[:n] }
+
+// node checks the value at p.
+type node interface {
+	check(p unsafe.Pointer, c *collector) bool
+}
+
+// structNode checks the fields of a struct that have something to check.
+type structNode struct {
+	fields []fieldNode
+	root   bool // field names are whole locations (path.id): replace, don't append
+}
+
+type fieldNode struct {
+	offset uintptr
+	embed  []uintptr    // offsets of embedded pointers to follow first (rare)
+	name   string       // JSON name, or the whole location for an input's fields
+	n      node         // the checks
+	omit   reflect.Kind // with omitempty: the kind whose zero value means absent, else Invalid
+	bit    uint64       // for an input's parameters: the presence bit (0: always present)
+}
+
+func (s *structNode) check(p unsafe.Pointer, c *collector) bool {
+	return s.checkPresent(p, c, allPresent)
+}
+
+const allPresent = ^uint64(0)
+
+func (s *structNode) checkPresent(p unsafe.Pointer, c *collector, present uint64) bool {
+	ok := true
+	for i := range s.fields {
+		f := &s.fields[i]
+		if f.bit&present == 0 && f.bit != 0 {
+			continue
+		}
+		q := p
+		if f.embed != nil {
+			if q = followEmbedded(q, f.embed); q == nil {
+				continue
+			}
+		}
+		q = unsafe.Add(q, f.offset)
+		if f.omit != reflect.Invalid && isEmpty(f.omit, q) {
+			continue // omitted from the JSON: nothing to check
+		}
+		if c == nil {
+			if !f.n.check(q, nil) {
+				return false
+			}
+			continue
+		}
+		var m int
+		if s.root {
+			m = len(c.loc)
+			c.loc = append(c.loc[:0], f.name...)
+		} else {
+			m = c.push(f.name)
+		}
+		if !f.n.check(q, c) {
+			ok = false
+		}
+		c.pop(m)
+	}
+	return ok
+}
+
+// isEmpty reports whether the value at p is what omitempty omits.
+func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
+	switch k {
+	case reflect.String:
+		return len(*(*string)(p)) == 0
+	case reflect.Slice:
+		return (*sliceHeader)(p).len == 0
+	case reflect.Map, reflect.Pointer:
+		return *(*unsafe.Pointer)(p) == nil // a map's length needs reflect; nil is the common case
+	case reflect.Bool:
+		return !*(*bool)(p)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return load(k, p) == 0
+	}
+	return false
+}
+
+func followEmbedded(p unsafe.Pointer, offsets []uintptr) unsafe.Pointer {
+	for _, off := range offsets {
+		p = *(*unsafe.Pointer)(unsafe.Add(p, off))
+		if p == nil {
+			return nil
+		}
+	}
+	return p
+}
+
+// ptrNode checks what a non-nil pointer points to.
+type ptrNode struct{ elem node }
+
+func (n *ptrNode) check(p unsafe.Pointer, c *collector) bool {
+	q := *(*unsafe.Pointer)(p)
+	if q == nil {
+		return true
+	}
+	return n.elem.check(q, c)
+}
+
+// sliceHeader is the layout of a Go slice.
+type sliceHeader struct {
+	data unsafe.Pointer
+	len  int
+	cap  int
+}
+
+// listNode checks a slice or an array: its length, uniqueness and items.
+type listNode struct {
+	array    bool // a Go array of length alen, in place
+	alen     int
+	elemSize uintptr
+	minItems int // -1 when absent
+	maxItems int // -1 when absent
+	unique   bool
+	equal    func(a, b unsafe.Pointer) bool
+	elem     node // nil when items have nothing to check
+	value    func(p unsafe.Pointer) any
+}
+
+func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
+	data, length := p, n.alen
+	if !n.array {
+		h := (*sliceHeader)(p)
+		data, length = h.data, h.len
+	}
+	ok := true
+	if n.minItems >= 0 && length < n.minItems {
+		if c == nil {
+			return false
+		}
+		c.add(fmt.Sprintf("expected at least %d items", n.minItems), length)
+		ok = false
+	}
+	if n.maxItems >= 0 && length > n.maxItems {
+		if c == nil {
+			return false
+		}
+		c.add(fmt.Sprintf("expected at most %d items", n.maxItems), length)
+		ok = false
+	}
+	if n.unique {
+		if i, j := n.duplicate(data, length); i >= 0 {
+			if c == nil {
+				return false
+			}
+			m := c.pushIndex(j)
+			c.add(fmt.Sprintf("expected unique items: same as item %d", i), n.value(unsafe.Add(data, uintptr(j)*n.elemSize)))
+			c.pop(m)
+			ok = false
+		}
+	}
+	if n.elem != nil {
+		for i := 0; i < length; i++ {
+			q := unsafe.Add(data, uintptr(i)*n.elemSize)
+			if c == nil {
+				if !n.elem.check(q, nil) {
+					return false
+				}
+				continue
+			}
+			m := c.pushIndex(i)
+			if !n.elem.check(q, c) {
+				ok = false
+			}
+			c.pop(m)
+		}
+	}
+	return ok
+}
+
+// duplicate returns the indexes of the first pair of equal items, or -1.
+func (n *listNode) duplicate(data unsafe.Pointer, length int) (int, int) {
+	for j := 1; j < length; j++ {
+		b := unsafe.Add(data, uintptr(j)*n.elemSize)
+		for i := 0; i < j; i++ {
+			if n.equal(unsafe.Add(data, uintptr(i)*n.elemSize), b) {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// mapNode checks a map's size and its values. Walking a map's values goes
+// through reflect and may allocate; its size checks do not.
+type mapNode struct {
+	typ      reflect.Type
+	min, max int // -1 when absent
+	elem     node
+}
+
+func (n *mapNode) check(p unsafe.Pointer, c *collector) bool {
+	m := reflect.NewAt(n.typ, p).Elem()
+	ok := true
+	size := m.Len()
+	if n.min >= 0 && size < n.min {
+		if c == nil {
+			return false
+		}
+		c.add(fmt.Sprintf("expected at least %d properties", n.min), size)
+		ok = false
+	}
+	if n.max >= 0 && size > n.max {
+		if c == nil {
+			return false
+		}
+		c.add(fmt.Sprintf("expected at most %d properties", n.max), size)
+		ok = false
+	}
+	if n.elem == nil || size == 0 {
+		return ok
+	}
+	it := m.MapRange()
+	val := reflect.New(n.typ.Elem()).Elem()
+	for it.Next() {
+		val.SetIterValue(it)
+		q := val.Addr().UnsafePointer()
+		if c == nil {
+			if !n.elem.check(q, nil) {
+				return false
+			}
+			continue
+		}
+		mark := c.push(fmt.Sprint(it.Key().Interface()))
+		if !n.elem.check(q, c) {
+			ok = false
+		}
+		c.pop(mark)
+	}
+	return ok
+}
+
+// valueOf returns a function that boxes the value at p, for error reports.
+func valueOf(t reflect.Type) func(p unsafe.Pointer) any {
+	return func(p unsafe.Pointer) any { return reflect.NewAt(t, p).Elem().Interface() }
+}
