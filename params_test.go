@@ -1,0 +1,73 @@
+package vane
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRetainRule shows that breaking the rule of Param and Retain fails
+// loudly: a goroutine that reads a request's parameters after its handler
+// returned, without Retain, is reported by the race detector. It runs
+// TestRetainViolation in a child `go test -race` and expects a DATA RACE.
+func TestRetainRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package with -race")
+	}
+	if os.Getenv("VANE_RETAIN_VIOLATION") != "" {
+		t.Skip("inside the child")
+	}
+	goTool := runtime.GOROOT() + "/bin/go"
+	for _, retain := range []bool{false, true} {
+		cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run", "^TestRetainViolation$", ".")
+		cmd.Env = append(os.Environ(), "VANE_RETAIN_VIOLATION=1")
+		if retain {
+			cmd.Env = append(cmd.Env, "VANE_RETAIN=1")
+		}
+		out, err := cmd.CombinedOutput()
+		raced := strings.Contains(string(out), "WARNING: DATA RACE")
+		if raced == retain || (err == nil) == !retain {
+			t.Errorf("retain=%v: race reported %v, err %v; output:\n%s", retain, raced, err, out)
+		}
+	}
+}
+
+// TestRetainViolation is run by TestRetainRule: a handler leaks its request
+// to a goroutine that reads a parameter after the handler returned and after
+// another request reused the routing context.
+func TestRetainViolation(t *testing.T) {
+	if os.Getenv("VANE_RETAIN_VIOLATION") == "" {
+		t.Skip("run by TestRetainRule")
+	}
+	retain := os.Getenv("VANE_RETAIN") != ""
+	r := New()
+	var wg sync.WaitGroup
+	leaked := make(chan string, 1)
+	r.Get("/leak/{id}", func(w http.ResponseWriter, req *http.Request) {
+		if Param(req, "id") != "1" {
+			return
+		}
+		if retain {
+			Retain(req)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(100 * time.Millisecond) // no synchronisation with the router
+			leaked <- Param(req, "id")
+		}()
+	})
+	r.Get("/other/{id}", func(http.ResponseWriter, *http.Request) {})
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/leak/1", nil))
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/other/2", nil))
+	wg.Wait()
+	if got := <-leaked; retain && got != "1" {
+		t.Errorf("retained parameter = %q, want 1", got)
+	}
+}
