@@ -1,13 +1,16 @@
 // Package codec is the pluggable JSON codec of vane's typed operations.
 //
 // A Codec turns request bodies into Go values and output values into
-// response bodies. The default, JSON, is the standard library's
-// encoding/json: measured against the fastest well-kept alternatives, it
-// keeps standard semantics with no dependency at a cost that is small next
-// to the rest of a request (docs/json-codec.md has the figures). Another
-// codec can be set per router or per operation; it must keep encoding/json's
-// semantics for struct tags, omitempty, MarshalJSON and UnmarshalJSON, since
-// the schemas vane documents are derived by those rules.
+// response bodies. The default, JSON, is github.com/goccy/go-json, chosen by
+// measurement (docs/json-codec.md has the figures): it follows
+// encoding/json's rules for struct tags, omitempty, MarshalJSON and
+// UnmarshalJSON, decodes a small body in a fifth of the time with one
+// allocation instead of five, and encodes in half the time. Where it fails,
+// vane decodes again with encoding/json, so that what is accepted and the
+// errors reported (byte offsets, field paths) are the standard library's.
+// Std is encoding/json itself. Another codec can be set per router or per
+// operation; it must keep encoding/json's semantics, since the schemas vane
+// documents are derived by those rules.
 package codec
 
 import (
@@ -26,8 +29,12 @@ type Codec interface {
 	Unmarshal(data []byte, v any) error
 }
 
-// JSON is the default codec: encoding/json.
-var JSON Codec = stdJSON{}
+// JSON is the default codec: github.com/goccy/go-json, falling back to
+// encoding/json when it reports an error or panics.
+var JSON Codec = fastJSON{}
+
+// Std is encoding/json.
+var Std Codec = stdJSON{}
 
 type stdJSON struct{}
 
