@@ -10,12 +10,12 @@ type withMarshaler struct{ X int }
 func (w withMarshaler) MarshalJSON() ([]byte, error) { return []byte(`"custom"`), nil }
 
 type sem struct {
-	A string         `json:"a,omitempty"`
-	B int            `json:"b,string"`
-	M withMarshaler  `json:"m"`
-	H string         `json:"-"`
-	E []int          `json:"e"`
-	F float64        `json:"f"`
+	A string        `json:"a,omitempty"`
+	B int           `json:"b,string"`
+	M withMarshaler `json:"m"`
+	H string        `json:"-"`
+	E []int         `json:"e"`
+	F float64       `json:"f"`
 }
 
 // Semantics differences worth knowing, printed for the doc.
