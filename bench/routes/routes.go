@@ -14,7 +14,6 @@ import (
 	"github.com/vane-http/vane/bench"
 )
 
-
 // Route is one line of a table: a method and a pattern in the tables' own
 // syntax, ":name" for one segment and "*name" for the rest of the path.
 type Route struct {
