@@ -366,11 +366,12 @@ func (r *Report) memoryTable(b *strings.Builder, c Category, cols []string) {
 	b.WriteString("\n")
 }
 
-// bestThree returns the peers whose value is at most the third-best value.
+// bestThree returns the peers whose value is at most the third-best
+// value, when more than three peers have one.
 func bestThree(d *Data, cat, cs string, cols []string, unit string) []string {
 	ranked := d.Ranked(cat, cs, cols, unit)
-	if len(ranked) == 0 {
-		return nil
+	if len(ranked) <= 3 {
+		return nil // bold means something only when some are left out
 	}
 	cut := ranked[min(2, len(ranked)-1)]
 	limit, _ := d.Stat(Key{cat, cs, cut}, unit)
