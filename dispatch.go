@@ -25,7 +25,11 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	if m.maxParams > len(buf) {
 		vals = make([]string, m.maxParams)
 	}
-	rt := m.lookup(req.Method, p, vals)
+	f := m.flat.Load()
+	if f == nil {
+		f = m.compiled()
+	}
+	rt := f.lookup(req.Method, p, vals)
 	// Patterns have no empty, "." or ".." segments, so only what parameters
 	// matched can make a matched path unclean: check just that.
 	if m.redirectClean && (rt == nil && !isClean(p) || rt != nil && !cleanValues(rt, vals)) && req.Method != http.MethodConnect {
@@ -42,7 +46,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 // cleanValues reports whether the parameter values rt matched, vals, are
 // free of "." and ".." segments and, for a catch-all, empty segments.
 func cleanValues(rt *route, vals []string) bool {
-	n := len(rt.names)
+	n := int(rt.nparams)
 	if n == 0 {
 		return true
 	}
@@ -69,7 +73,7 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	}
 	p := routingPath(req.URL.RawPath)
 	vals := make([]string, m.maxParams)
-	rt := m.lookup(req.Method, p, vals)
+	rt := m.compiled().lookup(req.Method, p, vals)
 	if rt == nil {
 		m.miss(w, req, p)
 		return
@@ -77,30 +81,10 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	m.serve(w, req, rt, vals, true)
 }
 
-// lookup returns the route for method and path, trying the method's tree,
-// GET's for HEAD, then Mount's.
-func (m *mux) lookup(method, path string, vals []string) *route {
-	var rt *route
-	if i := methodIndex(method); i >= 0 {
-		if t := m.trees[i]; t != nil {
-			rt = t.match(path, vals, 0)
-		}
-		if rt == nil && i == 1 && m.trees[0] != nil {
-			rt = m.trees[0].match(path, vals, 0)
-		}
-	} else if t := m.custom[method]; t != nil {
-		rt = t.match(path, vals, 0)
-	}
-	if rt == nil && m.any != nil {
-		rt = m.any.match(path, vals, 0)
-	}
-	return rt
-}
-
 // serve runs the route's handler with its parameters reachable from req.
 func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []string, escaped bool) {
 	req.Pattern = rt.pattern
-	n := len(rt.names)
+	n := int(rt.nparams)
 	if n == 0 {
 		rt.handler.ServeHTTP(w, req)
 		return
@@ -121,7 +105,7 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []
 	}
 	c.route = rt
 	if m.stdValues {
-		for i, name := range rt.names {
+		for i, name := range *rt.names {
 			req.SetPathValue(name, c.values[i])
 		}
 	}
@@ -193,7 +177,7 @@ func (m *mux) matchesWithSlashToggled(method, p string) bool {
 		c.scratch = append(append(c.scratch[:0], p...), '/')
 		alt = unsafe.String(&c.scratch[0], len(c.scratch))
 	}
-	found := m.lookup(method, alt, c.values) != nil
+	found := m.compiled().lookup(method, alt, c.values) != nil
 	clear(c.values)
 	return found
 }
@@ -216,22 +200,23 @@ func (m *mux) allowed(p string) string {
 		vals = make([]string, m.maxParams)
 	}
 	some := false
+	f := m.compiled()
 	if p == "*" { // OPTIONS *: every method the router has
-		for i, t := range m.trees {
-			found[i] = t != nil
-			some = some || t != nil
+		for i, root := range f.roots {
+			found[i] = root != 0
+			some = some || root != 0
 		}
-		for name := range m.custom {
+		for name := range f.custom {
 			custom = append(custom, name)
 		}
 	} else {
-		for i, t := range m.trees {
-			if t != nil && t.match(p, vals, 0) != nil {
+		for i, root := range f.roots {
+			if root != 0 && f.match(root-1, p, vals, 0) != nil {
 				found[i], some = true, true
 			}
 		}
-		for name, t := range m.custom {
-			if t.match(p, vals, 0) != nil {
+		for name, root := range f.custom {
+			if f.match(root-1, p, vals, 0) != nil {
 				custom = append(custom, name)
 			}
 		}

@@ -41,7 +41,7 @@ func (errReleased) Error() string {
 type routeContext struct {
 	context.Context          // the request's own context
 	route           *route   // the matched route
-	values          []string // parameter values, in the order of route.names
+	values          []string // parameter values, in the order of the route's names
 	retained        bool     // set by Retain: never reused
 	scratch         []byte   // for building a path to probe (trailing-slash redirects)
 }
@@ -63,8 +63,7 @@ func (c *routeContext) String() string { return "vane.routeContext(" + c.route.p
 // an enclosing router (Mount) when the innermost one has no such parameter.
 func (c *routeContext) get(name string) string {
 	for {
-		names := c.route.names
-		for i, n := range names {
+		for i, n := range c.route.paramNames() {
 			// Most names differ in length or first byte: test those inline
 			// before the full comparison.
 			if len(n) == len(name) && (n == "" || n[0] == name[0]) && n == name {
@@ -135,7 +134,7 @@ func Retain(req *http.Request) {
 // Typed operations read parameters by index through it.
 func pathValues(req *http.Request) []string {
 	if c := routeContextOf(req); c != nil {
-		return c.values[:len(c.route.names)]
+		return c.values[:c.route.nparams]
 	}
 	return nil
 }

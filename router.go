@@ -48,13 +48,18 @@ type Router struct {
 
 // mux is the state every router of a tree shares.
 type mux struct {
+	// Registration builds pointer trees; the first request compiles them
+	// into flat (flat.go) and drops them.
 	trees  [len(methodNames)]*node // one tree per standard method
 	custom map[string]*node        // trees of other methods
 	any    *node                   // Mount's routes, for every method
+	all    []*registration         // every route in registration order
+	flat   atomic.Pointer[flatTrees]
+	mu     sync.Mutex // serialises compiling
 
+	methods   []string // method names by route.method: methodNames, "*", then others
 	maxParams int
 	pool      sync.Pool // *routeContext
-	serving   atomic.Bool
 
 	rootMws  []func(http.Handler) http.Handler
 	handler  http.Handler // rootMws around dispatch, or nil without middleware
@@ -67,7 +72,6 @@ type mux struct {
 	stdValues     bool
 
 	root *Router                  // the router New returned
-	all  []*route                 // every route in registration order
 	ops  []*operation.Description // typed operations in registration order
 }
 
@@ -129,6 +133,7 @@ func StdPathValues(on bool) Option { return func(m *mux) { m.stdValues = on } }
 // New returns an empty router.
 func New(opts ...Option) *Router {
 	m := &mux{redirectSlash: true, redirectClean: true, autoOptions: true}
+	m.methods = append(methodNames[:], anyMethod)
 	for _, o := range opts {
 		o(m)
 	}
@@ -141,9 +146,6 @@ func New(opts ...Option) *Router {
 // route, through the middleware added with Use.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	m := r.mux
-	if !m.serving.Load() {
-		m.serving.Store(true)
-	}
 	if m.handler != nil {
 		m.handler.ServeHTTP(w, req)
 		return
@@ -201,7 +203,7 @@ func (r *Router) Handle(method, pattern string, h http.Handler) {
 	if h == nil {
 		panic(fmt.Sprintf("vane: nil handler for %s %s", method, pattern))
 	}
-	r.register(method, r.fullPattern(pattern), h, h)
+	r.register(method, r.fullPattern(pattern), h, nil)
 }
 
 // HandleFunc registers f like Handle.
@@ -292,8 +294,11 @@ const anyMethod = "*"
 func mountedLength(req *http.Request) int {
 	c := routeContextOf(req)
 	rest := ""
-	if c != nil && len(c.route.names) > 0 && c.route.names[len(c.route.names)-1] == "vanemount" {
-		rest = c.values[len(c.route.names)-1]
+	if c == nil {
+		return len(req.URL.Path)
+	}
+	if names := c.route.paramNames(); len(names) > 0 && names[len(names)-1] == "vanemount" {
+		rest = c.values[len(names)-1]
 	}
 	n := len(req.URL.Path) - len(rest)
 	if rest != "" {
@@ -311,9 +316,29 @@ type RouteInfo struct {
 
 // Routes lists every registered route in registration order.
 func (r *Router) Routes() []RouteInfo {
-	out := make([]RouteInfo, 0, len(r.mux.all))
-	for _, rt := range r.mux.all {
-		out = append(out, RouteInfo{rt.method, rt.pattern, handlerName(rt.inner)})
+	m := r.mux
+	info := func(rt *route, inner http.Handler) RouteInfo {
+		return RouteInfo{m.methods[rt.method], rt.pattern, handlerName(inner)}
+	}
+	if f := m.flat.Load(); f != nil {
+		out := make([]RouteInfo, len(f.routes))
+		for i := range f.routes {
+			rt := &f.routes[i]
+			inner, ok := f.inner[rt]
+			if !ok {
+				inner = rt.handler
+			}
+			out[i] = info(rt, inner)
+		}
+		return out
+	}
+	out := make([]RouteInfo, len(m.all))
+	for i, reg := range m.all {
+		inner := reg.inner
+		if inner == nil {
+			inner = reg.handler
+		}
+		out[i] = info(&reg.route, inner)
 	}
 	return out
 }
@@ -336,30 +361,62 @@ func handlerName(h http.Handler) string {
 // fullPattern returns pattern with the router's group prefix.
 func (r *Router) fullPattern(pattern string) string { return r.prefix + pattern }
 
-// register adds a route serving h, which is inner as Routes reports it.
+// register adds a route serving h through the router's middleware; Routes
+// reports it as inner, or as h when inner is nil.
 func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	m := r.mux
-	if m.serving.Load() {
+	if m.flat.Load() != nil {
 		panic(fmt.Sprintf("vane: %s %s registered after the router started serving", method, pattern))
 	}
 	parts, names, err := parsePattern(pattern)
 	if err != nil {
 		panic(err.Error())
 	}
-	rt := &route{method: method, pattern: pattern, names: names, inner: inner, handler: chain(r.mws, h),
-		catchAll: parts[len(parts)-1].kind == catchAllNode}
-	root := m.tree(method, true)
-	if old := root.insert(parts, rt); old != nil {
+	id := slices.Index(m.methods, method)
+	if id < 0 {
+		if len(m.methods) > 255 {
+			panic(fmt.Sprintf("vane: %s %s: more than 245 custom methods", method, pattern))
+		}
+		id = len(m.methods)
+		m.methods = append(m.methods, method)
+	}
+	if inner == nil && len(r.mws) > 0 {
+		inner = h
+	}
+	reg := &registration{inner: inner, route: route{
+		handler:  chain(r.mws, h),
+		pattern:  pattern,
+		names:    namesPtr(names),
+		nparams:  uint16(len(names)),
+		method:   uint8(id),
+		catchAll: parts[len(parts)-1].kind == catchAllNode,
+	}}
+	if old := m.tree(method, true).insert(parts, reg); old != nil {
 		if old.pattern == pattern {
 			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
 		}
-		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, old.method, old.pattern))
+		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methods[old.method], old.pattern))
 	}
-	if len(names) > m.maxParams {
-		m.maxParams = len(names)
-	}
-	m.all = append(m.all, rt)
+	m.maxParams = max(m.maxParams, len(names))
+	m.all = append(m.all, reg)
 	r.routes++
+}
+
+// compiled returns the compiled trees, compiling them on first use; from
+// then on registration panics and the pointer trees are gone.
+func (m *mux) compiled() *flatTrees {
+	if f := m.flat.Load(); f != nil {
+		return f
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.flat.Load(); f != nil {
+		return f
+	}
+	f := compile(m)
+	m.trees, m.custom, m.any, m.all = [len(methodNames)]*node{}, nil, nil, nil
+	m.flat.Store(f)
+	return f
 }
 
 // tree returns the tree of method, creating it if asked.
@@ -385,4 +442,12 @@ func (m *mux) tree(method string, create bool) *node {
 		m.custom[method] = t
 	}
 	return t
+}
+
+func namesPtr(names []string) *[]string {
+	if len(names) == 0 {
+		return nil
+	}
+	names = slices.Clip(names)
+	return &names
 }

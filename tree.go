@@ -37,24 +37,40 @@ const (
 	catchAllNode
 )
 
+// maxPatternLen bounds a pattern so that a compiled prefix length fits 16 bits.
+const maxPatternLen = 1<<16 - 1
+
 type node struct {
 	prefix   string // static bytes matched by this node; "" for parameter, catch-all and root nodes
 	indices  string // first byte of each static child, in the order of children
 	children []*node
-	param    *node  // child matching one whole non-empty segment
-	catchAll *node  // child matching the rest of the path
-	route    *route // the route ending here, if any
-	kind     nodeKind
+	param    *node         // child matching one whole non-empty segment
+	catchAll *node         // child matching the rest of the path
+	route    *registration // the route ending here, if any
 }
 
-// route is one registered route of one method.
+// route is a route as serving sees it (compiled into flatTrees.routes).
 type route struct {
-	catchAll bool // the last parameter is a catch-all
-	method   string
-	pattern  string       // the full pattern, group prefix included
-	names    []string     // parameter names, in the order they appear in pattern
 	handler  http.Handler // middleware chain composed at registration
-	inner    http.Handler // the handler as registered, for Routes
+	pattern  string       // the full pattern, group prefix included
+	names    *[]string    // parameter names in pattern order, shared by routes with the same; nil if none
+	nparams  uint16       // len(*names)
+	method   uint8        // index into mux.methods
+	catchAll bool         // the last parameter is a catch-all
+}
+
+// paramNames returns the parameter names of rt in pattern order.
+func (rt *route) paramNames() []string {
+	if rt.names == nil {
+		return nil
+	}
+	return *rt.names
+}
+
+// registration is a route as registered, kept until the trees are compiled.
+type registration struct {
+	route
+	inner http.Handler // the handler as registered, for Routes, if not handler
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes
@@ -71,6 +87,9 @@ func parsePattern(pattern string) ([]part, []string, error) {
 	}
 	if pattern == "" || pattern[0] != '/' {
 		return nil, nil, bad("must begin with '/'")
+	}
+	if len(pattern) > maxPatternLen {
+		return nil, nil, bad("longer than %d bytes", maxPatternLen)
 	}
 	var parts []part
 	var names []string
@@ -149,19 +168,19 @@ func isIdentifier(s string) bool {
 // insert adds r, whose pattern parsed to parts, below the root n. It returns
 // the route already registered with the same shape, if any, and then leaves
 // the tree unchanged.
-func (n *node) insert(parts []part, r *route) *route {
+func (n *node) insert(parts []part, r *registration) *registration {
 	for _, p := range parts {
 		switch p.kind {
 		case staticNode:
 			n = n.insertStatic(p.text)
 		case paramNode:
 			if n.param == nil {
-				n.param = &node{kind: paramNode}
+				n.param = &node{}
 			}
 			n = n.param
 		case catchAllNode:
 			if n.catchAll == nil {
-				n.catchAll = &node{kind: catchAllNode}
+				n.catchAll = &node{}
 			}
 			n = n.catchAll
 		}
@@ -212,79 +231,4 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
-}
-
-// match returns the most specific route for path below n, whose own prefix
-// has already been consumed, writing parameter values to vals[nv:]. vals
-// must be as long as the most parameters any route of the tree has.
-//
-// Only a node with a parameter or catch-all child needs to remember where it
-// was, to come back if its static branch fails; every other step is a loop.
-func (n *node) match(path string, vals []string, nv int) *route {
-	for {
-		if path == "" {
-			if n.route != nil {
-				return n.route
-			}
-			if n.catchAll != nil {
-				vals[nv] = ""
-				return n.catchAll.route
-			}
-			return nil
-		}
-		var next *node
-		for i := 0; i < len(n.indices); i++ {
-			if n.indices[i] == path[0] {
-				c := n.children[i]
-				if len(path) >= len(c.prefix) && path[:len(c.prefix)] == c.prefix {
-					next = c
-				}
-				break
-			}
-		}
-		if n.param == nil && n.catchAll == nil {
-			if next == nil {
-				return nil
-			}
-			path, n = path[len(next.prefix):], next
-			continue
-		}
-		if next != nil {
-			if r := next.match(path[len(next.prefix):], vals, nv); r != nil {
-				return r
-			}
-		}
-		if n.param != nil {
-			end := 0 // segments are short: a loop beats IndexByte's call
-			for end < len(path) && path[end] != '/' {
-				end++
-			}
-			if end > 0 {
-				vals[nv] = path[:end]
-				if r := n.param.match(path[end:], vals, nv+1); r != nil {
-					return r
-				}
-			}
-		}
-		if n.catchAll != nil {
-			vals[nv] = path
-			return n.catchAll.route
-		}
-		return nil
-	}
-}
-
-// walk calls fn for every route below n.
-func (n *node) walk(fn func(*route)) {
-	if n == nil {
-		return
-	}
-	if n.route != nil {
-		fn(n.route)
-	}
-	for _, c := range n.children {
-		c.walk(fn)
-	}
-	n.param.walk(fn)
-	n.catchAll.walk(fn)
 }
