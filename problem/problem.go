@@ -91,9 +91,12 @@ func (p *Details) StatusCode() int {
 	return p.Status
 }
 
-// Write sends p as application/problem+json with its status. It fills in
-// Type and Title when they are empty.
+// Write sends p as application/problem+json with its status, with Type
+// and Title filled in when empty (in a copy: p is not changed, so a shared
+// problem value is safe to write from many requests).
 func Write(w http.ResponseWriter, p *Details) {
+	q := *p
+	p = &q
 	if p.Status == 0 {
 		p.Status = http.StatusInternalServerError
 	}
@@ -106,12 +109,12 @@ func Write(w http.ResponseWriter, p *Details) {
 	body, err := json.Marshal(p)
 	if err != nil {
 		// A value that cannot be marshalled: drop the values, keep the rest.
-		q := *p
-		q.Errors = make([]FieldError, len(p.Errors))
+		plain := *p
+		plain.Errors = make([]FieldError, len(p.Errors))
 		for i, e := range p.Errors {
-			q.Errors[i] = FieldError{Location: e.Location, Message: e.Message}
+			plain.Errors[i] = FieldError{Location: e.Location, Message: e.Message}
 		}
-		body, _ = json.Marshal(&q)
+		body, _ = json.Marshal(&plain)
 	}
 	h := w.Header()
 	h["Content-Type"] = []string{ContentType}

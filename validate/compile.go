@@ -263,6 +263,14 @@ func compileNumber(k reflect.Kind, s *schema.Schema) (node, error) {
 	if !n.has {
 		return nil, nil
 	}
+	n.lo, n.hi = n.min, n.max
+	if n.exMin > math.Inf(-1) {
+		n.lo = math.Max(n.lo, math.Nextafter(n.exMin, math.Inf(1)))
+	}
+	if n.exMax < math.Inf(1) {
+		n.hi = math.Min(n.hi, math.Nextafter(n.exMax, math.Inf(-1)))
+	}
+	n.simple = n.multipleOf == 0 && n.enum == nil
 	return n, nil
 }
 

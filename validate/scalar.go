@@ -80,6 +80,8 @@ func containsString(list []string, s string) bool {
 type numberNode struct {
 	kind         reflect.Kind
 	has          bool
+	lo, hi       float64 // the accepted range, inclusive: every bound folded in
+	simple       bool    // no multipleOf and no enum: the range decides
 	min, max     float64 // ±Inf when absent
 	exMin, exMax float64 // ±Inf when absent
 	multipleOf   float64 // 0 when absent
@@ -120,10 +122,23 @@ func load(k reflect.Kind, p unsafe.Pointer) float64 {
 
 func (n *numberNode) check(p unsafe.Pointer, c *collector) bool {
 	v := load(n.kind, p)
+	if c == nil && n.simple {
+		return v >= n.lo && v <= n.hi // false for NaN, as the bounds checks below
+	}
+	return n.checkSlow(v, p, c)
+}
+
+func (n *numberNode) checkSlow(v float64, p unsafe.Pointer, c *collector) bool {
 	ok := true
 	fail := func(msg string) {
 		ok = false
 		c.add(msg, n.box(p))
+	}
+	if v != v { // NaN: from ?x=NaN, never from JSON
+		if c == nil {
+			return false
+		}
+		fail("expected a number, not NaN")
 	}
 	if v < n.min {
 		if c == nil {

@@ -1,0 +1,157 @@
+package bind
+
+import (
+	"encoding"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+var (
+	timeType          = reflect.TypeFor[time.Time]()
+	durationType      = reflect.TypeFor[time.Duration]()
+	textUnmarshalType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// parser sets the value at p from its text form. The message of its error
+// is shown to the client.
+type parser func(s string, p unsafe.Pointer) error
+
+// parseErr is a parse failure with a message for the client.
+type parseErr string
+
+func (e parseErr) Error() string { return string(e) }
+
+// scalarParser returns the parser for type t, one of the scalar types
+// parameters and form fields may have. format is the field's format tag
+// ("date" makes a time.Time a full-date).
+func scalarParser(t reflect.Type, format string) (parser, error) {
+	switch t {
+	case timeType:
+		layout, what := time.RFC3339Nano, "expected a date-time (RFC 3339)"
+		if format == "date" {
+			layout, what = time.DateOnly, "expected a date (YYYY-MM-DD)"
+		}
+		return func(s string, p unsafe.Pointer) error {
+			v, err := time.Parse(layout, s)
+			if err != nil {
+				return parseErr(what)
+			}
+			*(*time.Time)(p) = v
+			return nil
+		}, nil
+	case durationType:
+		return func(s string, p unsafe.Pointer) error {
+			v, err := time.ParseDuration(s)
+			if err != nil {
+				return parseErr("expected a duration such as 1m30s")
+			}
+			*(*time.Duration)(p) = v
+			return nil
+		}, nil
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshalType) {
+		return func(s string, p unsafe.Pointer) error {
+			u := reflect.NewAt(t, p).Interface().(encoding.TextUnmarshaler)
+			if err := u.UnmarshalText([]byte(s)); err != nil {
+				return parseErr("invalid value: " + err.Error())
+			}
+			return nil
+		}, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return func(s string, p unsafe.Pointer) error { *(*string)(p) = s; return nil }, nil
+	case reflect.Bool:
+		return func(s string, p unsafe.Pointer) error {
+			v, err := strconv.ParseBool(s)
+			if err != nil {
+				return parseErr("expected a boolean")
+			}
+			*(*bool)(p) = v
+			return nil
+		}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits, k := t.Bits(), t.Kind()
+		return func(s string, p unsafe.Pointer) error {
+			v, err := strconv.ParseInt(s, 10, bits)
+			if err != nil {
+				return intErr(err, bits)
+			}
+			switch k {
+			case reflect.Int:
+				*(*int)(p) = int(v)
+			case reflect.Int8:
+				*(*int8)(p) = int8(v)
+			case reflect.Int16:
+				*(*int16)(p) = int16(v)
+			case reflect.Int32:
+				*(*int32)(p) = int32(v)
+			default:
+				*(*int64)(p) = v
+			}
+			return nil
+		}, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		bits, k := t.Bits(), t.Kind()
+		return func(s string, p unsafe.Pointer) error {
+			v, err := strconv.ParseUint(s, 10, bits)
+			if err != nil {
+				return intErr(err, bits)
+			}
+			switch k {
+			case reflect.Uint:
+				*(*uint)(p) = uint(v)
+			case reflect.Uint8:
+				*(*uint8)(p) = uint8(v)
+			case reflect.Uint16:
+				*(*uint16)(p) = uint16(v)
+			case reflect.Uint32:
+				*(*uint32)(p) = uint32(v)
+			case reflect.Uintptr:
+				*(*uintptr)(p) = uintptr(v)
+			default:
+				*(*uint64)(p) = v
+			}
+			return nil
+		}, nil
+	case reflect.Float32, reflect.Float64:
+		bits := t.Bits()
+		return func(s string, p unsafe.Pointer) error {
+			v, err := strconv.ParseFloat(s, bits)
+			if err != nil {
+				return parseErr("expected a number")
+			}
+			if bits == 32 {
+				*(*float32)(p) = float32(v)
+			} else {
+				*(*float64)(p) = v
+			}
+			return nil
+		}, nil
+	case reflect.Pointer:
+		elem, err := scalarParser(t.Elem(), format)
+		if err != nil {
+			return nil, err
+		}
+		et := t.Elem()
+		return func(s string, p unsafe.Pointer) error {
+			q := reflect.New(et).UnsafePointer()
+			if err := elem(s, q); err != nil {
+				return err
+			}
+			*(*unsafe.Pointer)(p) = q
+			return nil
+		}, nil
+	}
+	return nil, fmt.Errorf("type %v cannot be parsed from text", t)
+}
+
+func intErr(err error, bits int) error {
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		return parseErr("integer out of range for " + strconv.Itoa(bits) + " bits")
+	}
+	return parseErr("expected an integer")
+}
