@@ -39,9 +39,9 @@ type Config struct {
 	ExternalDocs *ExternalDocs
 	Extensions   Extensions
 
-	// NoErrorResponses leaves out the problem+json responses that Build
-	// adds to every operation for the errors vane itself returns (400, 413,
-	// 415, 422 and a default).
+	// NoErrorResponses leaves out the "default" problem+json response that
+	// Build adds to every operation (and, to operations that document no
+	// error, the 400, 413, 415 and 422 that vane itself may return).
 	NoErrorResponses bool
 
 	// Edit hooks run in order on the finished document, before it is
@@ -56,6 +56,7 @@ const (
 	ResponseValidationFailed     = "ValidationFailed"
 	ResponseContentTooLarge      = "ContentTooLarge"
 	ResponseUnsupportedMediaType = "UnsupportedMediaType"
+	ResponseInternalError        = "InternalError"
 	ResponseError                = "Error"
 )
 
@@ -213,7 +214,7 @@ func (b *builder) add(d *operation.Description) error {
 			Deprecated:  p.Deprecated,
 			Style:       p.Style,
 			Explode:     p.Explode,
-			Schema:      p.Schema,
+			Schema:      withoutDuplicates(p.Schema, p.Description, p.Example),
 			Example:     p.Example,
 		}
 		if p.In == operation.InPath {
@@ -244,11 +245,21 @@ func (b *builder) add(d *operation.Description) error {
 	}
 
 	op.Responses = map[string]*Response{}
+	documentsErrors := false
 	for i := range d.Responses {
 		r := &d.Responses[i]
 		key := "default"
 		if r.Status != 0 {
 			key = strconv.Itoa(r.Status)
+		}
+		if r.Status >= 400 || r.Status == 0 {
+			documentsErrors = true
+			if b.problem != nil && b.isPlainProblem(r) {
+				// The same response on every operation: say it once,
+				// under components/responses.
+				op.Responses[key] = b.sharedError(key)
+				continue
+			}
 		}
 		res := &Response{Description: r.Description}
 		if res.Description == "" {
@@ -258,9 +269,13 @@ func (b *builder) add(d *operation.Description) error {
 			if res.Headers == nil {
 				res.Headers = map[string]*Header{}
 			}
-			res.Headers[h.Name] = &Header{Description: h.Description, Required: h.Required, Schema: h.Schema}
+			res.Headers[h.Name] = &Header{Description: h.Description, Required: h.Required,
+				Schema: withoutDuplicates(h.Schema, h.Description, nil)}
 		}
 		for _, c := range r.Content {
+			if noBody(r.Status) {
+				break // 204, 205 and 304 have no body, whatever the output type
+			}
 			if res.Content == nil {
 				res.Content = map[string]*MediaType{}
 			}
@@ -279,34 +294,93 @@ func (b *builder) add(d *operation.Description) error {
 		op.Responses[strconv.Itoa(status)] = &Response{Description: statusDescription(status)}
 	}
 	if !b.noErrors {
-		hasInput := len(d.Parameters) > 0 || op.RequestBody != nil
-		if hasInput {
-			b.errorResponse(op, "400", ResponseBadRequest,
-				"The request could not be read: a parameter or the body is malformed.")
-			b.errorResponse(op, "422", ResponseValidationFailed,
-				"The request was read but is not valid: errors lists every failed value and where it came from.")
+		// Descriptions made by vane.Register list the errors vane returns;
+		// for others (built by hand), add them.
+		if !documentsErrors {
+			hasInput := len(d.Parameters) > 0 || op.RequestBody != nil
+			if hasInput {
+				b.addError(op, "400")
+				b.addError(op, "422")
+			}
+			if op.RequestBody != nil {
+				b.addError(op, "413")
+				b.addError(op, "415")
+			}
 		}
-		if op.RequestBody != nil {
-			b.errorResponse(op, "413", ResponseContentTooLarge, "The request body is larger than the operation accepts.")
-			b.errorResponse(op, "415", ResponseUnsupportedMediaType, "The request body's Content-Type is not one the operation accepts.")
-		}
-		b.errorResponse(op, "default", ResponseError, "An error, described as an RFC 9457 problem.")
+		b.addError(op, "default")
 	}
 
 	item.SetOperation(d.Method, op)
 	return nil
 }
 
-// errorResponse adds a reference to the shared problem response name under
-// key, unless the operation documents key itself.
-func (b *builder) errorResponse(op *Operation, key, name, description string) {
-	if _, ok := op.Responses[key]; ok {
-		return
+// sharedErrors are the error responses vane itself returns, described once
+// under components/responses by these names.
+var sharedErrors = map[string]struct{ name, description string }{
+	"400":     {ResponseBadRequest, "The request could not be read: a parameter, header or body is malformed."},
+	"413":     {ResponseContentTooLarge, "The request body is larger than the operation accepts."},
+	"415":     {ResponseUnsupportedMediaType, "The request body's Content-Type is not one the operation accepts."},
+	"422":     {ResponseValidationFailed, "The request was read but is not valid: errors lists every failed value and where it came from."},
+	"500":     {ResponseInternalError, "An unexpected error. The response says nothing of its cause, which the server logs."},
+	"default": {ResponseError, "An error, described as an RFC 9457 problem."},
+}
+
+// isPlainProblem reports whether r is one of the shared errors as vane
+// documents it by default: the status text, and the problem schema alone.
+func (b *builder) isPlainProblem(r *operation.Response) bool {
+	key := "default"
+	if r.Status != 0 {
+		key = strconv.Itoa(r.Status)
 	}
-	if b.responses[name] == nil {
-		b.responses[name] = &Response{Description: description, Content: b.problemContent()}
+	if _, ok := sharedErrors[key]; !ok || len(r.Headers) > 0 || len(r.Content) != 1 {
+		return false
 	}
-	op.Responses[key] = &Response{Ref: "#/components/responses/" + name}
+	if r.Description != "" && r.Description != http.StatusText(r.Status) {
+		return false
+	}
+	c := r.Content[0]
+	return c.MediaType == problem.ContentType && c.Schema != nil && c.Schema.Ref == b.problem.Ref
+}
+
+// sharedError returns a reference to the shared error response for key,
+// adding it to components/responses on first use.
+func (b *builder) sharedError(key string) *Response {
+	e := sharedErrors[key]
+	if b.responses[e.name] == nil {
+		b.responses[e.name] = &Response{Description: e.description, Content: b.problemContent()}
+	}
+	return &Response{Ref: "#/components/responses/" + e.name}
+}
+
+// addError adds the shared error response for key unless the operation
+// documents key itself.
+func (b *builder) addError(op *Operation, key string) {
+	if _, ok := op.Responses[key]; !ok {
+		op.Responses[key] = b.sharedError(key)
+	}
+}
+
+// withoutDuplicates returns s, or a copy of s without the description or
+// example that its parameter or header already gives, so that the docs do
+// not say the same thing twice. s itself is never modified: validation
+// shares it.
+func withoutDuplicates(s *schema.Schema, description string, example any) *schema.Schema {
+	if s == nil {
+		return nil
+	}
+	dupDesc := description != "" && s.Description == description
+	dupExample := example != nil && len(s.Examples) == 1 && reflect.DeepEqual(s.Examples[0], example)
+	if !dupDesc && !dupExample {
+		return s
+	}
+	c := *s
+	if dupDesc {
+		c.Description = ""
+	}
+	if dupExample {
+		c.Examples = nil
+	}
+	return &c
 }
 
 func (b *builder) problemContent() map[string]*MediaType {
@@ -365,6 +439,10 @@ func pathNames(path string) []string {
 		names = append(names, path[open+1:open+end])
 		path = path[open+end+1:]
 	}
+}
+
+func noBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
 
 func statusDescription(status int) string {
