@@ -1,0 +1,322 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/openapi"
+	"github.com/vane-http/vane/problem"
+)
+
+// api holds what the handlers need. Each handler is a plain function from a
+// typed input to a typed output: vane binds and validates the input before
+// the handler runs, and writes the output (or the error) as the response.
+type api struct {
+	store *Store
+	// tokens maps the bearer tokens the service accepts to their users.
+	tokens map[string]string
+}
+
+// newRouter returns the service's router: every route, and the OpenAPI
+// document and docs page that describe them.
+func newRouter(store *Store, tokens map[string]string) *vane.Router {
+	a := &api{store: store, tokens: tokens}
+	r := vane.New()
+
+	// Reading is open to everyone.
+	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
+		describe("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
+	vane.Get(r, "/pets/{id}", a.getPet, summary("Get a pet", "getPet"), responds(404, "No pet has this ID."))
+	vane.Get(r, "/pets/{id}/photo", a.getPhoto, summary("Download a pet's photo", "getPetPhoto"),
+		responds(404, "No pet has this ID, or it has no photo."))
+
+	// Writing needs a bearer token. The group's middleware checks it; the
+	// operations declare it (Security) so that the document says so and
+	// the docs page offers an "Authorize" button.
+	auth := r.Group("", a.requireToken)
+	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, status(http.StatusCreated))
+	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured,
+		responds(404, "No pet has this ID."))
+	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
+		status(http.StatusNoContent), responds(404, "No pet has this ID."))
+	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
+		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
+	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
+		func(op *vane.Op) { op.Tags = []string{"account"} })
+
+	vane.Docs(r, docsConfig())
+	return r
+}
+
+// docsConfig is what the document says beyond the types: its title, and
+// the security scheme the operations name.
+func docsConfig() vane.DocsConfig {
+	return vane.DocsConfig{Config: openapi.Config{
+		Info: openapi.Info{
+			Title:       "Pet store",
+			Version:     "1.0.0",
+			Description: "The example service of [vane](https://github.com/vane-http/vane): pets, their photos, and a bearer token for writing.",
+		},
+		SecuritySchemes: map[string]*openapi.SecurityScheme{"bearer": openapi.BearerAuth("")},
+		Tags: []*openapi.Tag{
+			{Name: "pets", Description: "The pets and their photos."},
+			{Name: "account", Description: "The caller's own account."},
+		},
+	}}
+}
+
+// Options shared by the registrations above. An option is any func(*vane.Op).
+
+func summary(text, id string) func(*vane.Op) {
+	return func(op *vane.Op) {
+		op.Summary, op.ID = text, id
+		if op.Tags == nil {
+			op.Tags = []string{"pets"}
+		}
+	}
+}
+
+func describe(text string) func(*vane.Op) {
+	return func(op *vane.Op) { op.Description = text }
+}
+
+func responds(status int, text string) func(*vane.Op) {
+	return func(op *vane.Op) {
+		if op.Responses == nil {
+			op.Responses = map[int]string{}
+		}
+		op.Responses[status] = text
+	}
+}
+
+func status(code int) func(*vane.Op) {
+	return func(op *vane.Op) { op.Status = code }
+}
+
+func secured(op *vane.Op) {
+	op.Security = []map[string][]string{{"bearer": {}}}
+	responds(http.StatusUnauthorized, "The bearer token is missing or unknown.")(op)
+}
+
+// ---- Listing, with paging and filters ----
+
+// ListPets is the input of GET /pets: query parameters only. The tags bind
+// them (query), give defaults, and validate them; a request that breaks a
+// rule gets a 422 problem listing every broken rule, and the handler never
+// sees it.
+type ListPets struct {
+	Limit   int      `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"How many pets a page holds."`
+	Offset  int      `query:"offset" default:"0" minimum:"0" doc:"How many matching pets to skip."`
+	Species string   `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
+	Status  string   `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
+	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter, or separate with commas)."`
+	Q       string   `query:"q" maxLength:"80" doc:"Only pets whose name contains this, ignoring case."`
+}
+
+// Page is one page of a list. It is generic: the document names
+// Page[Pet] "PagePet".
+type Page[T any] struct {
+	Items  []T     `json:"items" doc:"This page's items."`
+	Total  int     `json:"total" doc:"How many items match, on every page."`
+	Offset int     `json:"offset"`
+	Limit  int     `json:"limit"`
+	Next   *string `json:"next" nullable:"true" doc:"The URL of the next page; null on the last page."`
+}
+
+func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
+	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
+	items, total := a.store.List(f, in.Offset, in.Limit)
+	page := &Page[Pet]{Items: items, Total: total, Offset: in.Offset, Limit: in.Limit}
+	if next := in.Offset + len(items); next < total {
+		q := url.Values{"offset": {strconv.Itoa(next)}, "limit": {strconv.Itoa(in.Limit)}}
+		for k, v := range map[string]string{"species": in.Species, "status": in.Status, "q": in.Q} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if len(in.Tags) > 0 {
+			q["tag"] = in.Tags
+		}
+		link := "/pets?" + q.Encode()
+		page.Next = &link
+	}
+	if page.Items == nil {
+		page.Items = []Pet{} // [] rather than null
+	}
+	return page, nil
+}
+
+// ---- One pet ----
+
+// PetID is the input of every /pets/{id} route.
+type PetID struct {
+	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
+}
+
+func (a *api) getPet(ctx context.Context, in *PetID) (*Pet, error) {
+	p, err := a.store.Get(in.ID)
+	if err != nil {
+		return nil, notFound(in.ID)
+	}
+	return &p, nil
+}
+
+// CreatePet is the input of POST /pets: a JSON body. A field named Body is
+// the request body, decoded and validated with PetInput's tags.
+type CreatePet struct {
+	Body PetInput
+}
+
+// Created is a response with headers: fields tagged header become response
+// headers, and Body is the body.
+type Created struct {
+	Location string `header:"Location" doc:"The URL of the new pet."`
+	Body     Pet
+}
+
+func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
+	p := a.store.Create(in.Body)
+	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
+}
+
+// UpdatePet is the input of PUT /pets/{id}: a path parameter and a body.
+type UpdatePet struct {
+	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
+	Body PetInput
+}
+
+func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*Pet, error) {
+	p, err := a.store.Update(in.ID, in.Body)
+	if err != nil {
+		return nil, notFound(in.ID)
+	}
+	return &p, nil
+}
+
+// deletePet returns no output: a nil output with a nil error is 204 No
+// Content.
+func (a *api) deletePet(ctx context.Context, in *PetID) (*struct{}, error) {
+	if err := a.store.Delete(in.ID); err != nil {
+		return nil, notFound(in.ID)
+	}
+	return nil, nil
+}
+
+// ---- Photos: a multipart upload and a binary download ----
+
+const maxPhotoBytes = 4 << 20
+
+// UploadPhoto is a multipart/form-data body: fields tagged form are form
+// fields, and a *multipart.FileHeader field is an uploaded file.
+type UploadPhoto struct {
+	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
+	Body struct {
+		Photo *multipart.FileHeader `form:"photo" required:"true" doc:"A JPEG, PNG, GIF or WebP image of at most 4 MiB."`
+	}
+}
+
+func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
+	fh := in.Body.Photo
+	if fh == nil {
+		return nil, vane.UnprocessableEntity("a photo is required",
+			problem.FieldError{Location: "body.photo", Message: "required"})
+	}
+	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type"))
+	switch ctype {
+	case "image/jpeg", "image/png", "image/gif", "image/webp":
+	default:
+		return nil, vane.UnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
+			problem.FieldError{Location: "body.photo", Message: "unsupported image type", Value: ctype})
+	}
+	if fh.Size > maxPhotoBytes {
+		return nil, vane.Error(http.StatusRequestEntityTooLarge, "the photo is larger than 4 MiB")
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err // a 500; the cause is logged, not shown
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPhotoBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.store.SetPhoto(in.ID, Photo{ContentType: ctype, Data: data})
+	if err != nil {
+		return nil, notFound(in.ID)
+	}
+	return &p, nil
+}
+
+// PhotoFile is a binary response: a []byte Body is written as it is, with
+// the Content-Type its header field gives.
+type PhotoFile struct {
+	ContentType  string `header:"Content-Type"`
+	CacheControl string `header:"Cache-Control"`
+	Body         []byte
+}
+
+func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
+	ph, err := a.store.Photo(in.ID)
+	if err != nil {
+		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
+	}
+	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
+}
+
+// ---- Authentication ----
+
+// Me is the body of GET /me.
+type Me struct {
+	User string `json:"user" doc:"The name the token belongs to." example:"demo"`
+}
+
+func (a *api) whoAmI(ctx context.Context, _ *struct{}) (*Me, error) {
+	return &Me{User: userOf(ctx)}, nil
+}
+
+type userKey struct{}
+
+// userOf returns the user requireToken found, for the handlers behind it.
+func userOf(ctx context.Context) string {
+	u, _ := ctx.Value(userKey{}).(string)
+	return u
+}
+
+// requireToken is ordinary net/http middleware: it answers 401 unless the
+// request carries a known bearer token, and passes the token's user on in
+// the request's context.
+func (a *api) requireToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		user := ""
+		if ok {
+			for t, u := range a.tokens {
+				// Constant-time comparison: the time taken says nothing of
+				// how much of a guess was right.
+				if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+					user = u
+				}
+			}
+		}
+		if user == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
+			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required"))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
+	})
+}
+
+// notFound is the error for an unknown pet: vane.NotFound makes a 404
+// problem response whose detail the client sees.
+func notFound(id int64) error {
+	return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+}
