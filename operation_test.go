@@ -161,7 +161,9 @@ func TestErrorStatuses(t *testing.T) {
 	})
 	Get(r, "/unavailable", func(ctx context.Context, in *empty) (*empty, error) { return nil, ServiceUnavailable("maintenance") })
 	Get(r, "/teapot", func(ctx context.Context, in *empty) (*empty, error) { return nil, teapot{} })
-	Get(r, "/secret5xx", func(ctx context.Context, in *empty) (*empty, error) { return nil, statusErr{502, "upstream said hunter2"} })
+	Get(r, "/secret5xx", func(ctx context.Context, in *empty) (*empty, error) {
+		return nil, statusErr{502, "upstream said hunter2"}
+	})
 	Get(r, "/wrapped", func(ctx context.Context, in *empty) (*empty, error) {
 		return nil, errors.Join(errors.New("context"), Forbidden("not yours"))
 	})
