@@ -1,19 +1,16 @@
-# vane's everyday commands. `make test` is what CI runs (.ci/run).
-.PHONY: run test fuzz
+# vane's Makefile. The benchmark targets run the separate bench/ module
+# (bench/README.md); the lead may add targets of its own below.
+#   make bench        workloads 1-5 with -count 6, then BENCHMARKS.md (takes long; run on a quiet machine)
+#   make bench-e2e    workload 6 (end to end under wrk, loopback only), then BENCHMARKS.md
+#   make bench-quick  CI: correctness check, one short run of everything, report under bench/results/quick/
 
-# The example service, with its docs page.
-run:
-	go run ./examples/hello
+.PHONY: bench bench-e2e bench-quick
 
-# Everything CI checks: formatting, vet, the race-enabled tests of the root
-# module and of the bench module (whose correctness check runs in quick mode).
-test:
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
-	go vet ./...
-	go test -race ./...
-	cd bench && go vet ./... && go test -race ./...
+bench:
+	cd bench && go run ./cmd/report -count $(or $(COUNT),6)
 
-# A short run of every fuzz target of the router.
-fuzz:
-	go test -run '^$$' -fuzz FuzzRouter -fuzztime 60s .
-	go test -run '^$$' -fuzz FuzzCleanPath -fuzztime 20s .
+bench-e2e:
+	cd bench && go run ./cmd/report -e2e
+
+bench-quick:
+	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick

@@ -1,10 +1,24 @@
 // Package e2e runs the end-to-end workload: each implementation of the
-// service serves on 127.0.0.1 in turn and wrk loads it.
+// service serves on 127.0.0.1 in turn, is checked to answer correctly,
+// warmed up, and loaded by wrk for a fixed time; then it is stopped. Only
+// loopback addresses are used, every run is bounded in time, and every
+// server is stopped at the end, whatever happens.
 package e2e
 
 import (
-	"errors"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/vane-http/vane/bench/report"
@@ -15,8 +29,305 @@ type Options struct {
 	Dir              string // where raw wrk output is kept
 	Duration, Warmup time.Duration
 	Conns, Threads   int
+	Only             []string // implementations to run; all when empty
 	Log              io.Writer
 }
 
+// Server is one implementation of the service.
+type Server struct {
+	Name    string
+	Pending string                     // why it cannot run yet ("" when it can)
+	Command func(addr string) []string // the command that serves on addr
+}
+
+// Servers lists the implementations in report order. serveBin is the
+// built cmd/serve; venv the Python virtual environment for FastAPI.
+func Servers(serveBin, venv string) []Server {
+	goServer := func(impl string) func(string) []string {
+		return func(addr string) []string { return []string{serveBin, "-impl", impl, "-addr", addr} }
+	}
+	list := []Server{
+		{Name: "net/http", Command: goServer("net/http")},
+		{Name: "vane", Command: goServer("vane"), Pending: TypedPending},
+		{Name: "vane-router", Command: goServer("vane-router")},
+		{Name: "gin", Command: goServer("gin")},
+		{Name: "echo", Command: goServer("echo")},
+		{Name: "chi", Command: goServer("chi")},
+		{Name: "huma", Command: goServer("huma")},
+		{Name: "fiber", Command: goServer("fiber")},
+		{Name: "fastapi", Command: func(addr string) []string {
+			host, port, _ := net.SplitHostPort(addr)
+			return []string{filepath.Join(venv, "bin", "uvicorn"), "--app-dir", "e2e/fastapi", "main:app",
+				"--host", host, "--port", port, "--workers", "2", "--no-access-log", "--log-level", "warning"}
+		}},
+	}
+	return list
+}
+
+// TypedPending is set while vane's typed service cannot be built.
+var TypedPending = "vane's typed operations (vane.Register) are not in the root module yet"
+
 // Run measures every server in turn.
-func Run(o Options) (*report.E2E, error) { return nil, errors.New("not yet") }
+func Run(o Options) (*report.E2E, error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, "e2e: "+format+"\n", args...) }
+	wrk, err := ensureWrk(logf)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll("bin", 0o755); err != nil {
+		return nil, err
+	}
+	serveBin, _ := filepath.Abs(filepath.Join("bin", "serve"))
+	logf("building cmd/serve")
+	if out, err := exec.Command("go", "build", "-o", serveBin, "./cmd/serve").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building cmd/serve: %v\n%s", err, out)
+	}
+	venv, _ := filepath.Abs(".venv")
+	fastapiErr := ensureFastAPI(venv, logf)
+
+	stamp := time.Now().UTC()
+	res := &report.E2E{
+		Date:     stamp.Format("2006-01-02 15:04"),
+		Tool:     wrkVersion(wrk),
+		Command:  fmt.Sprintf("wrk -t %d -c %d -d %s --latency -H 'Authorization: %s' http://127.0.0.1:PORT%s", o.Threads, o.Conns, o.Duration, Auth, Path),
+		Warmup:   o.Warmup.String(),
+		Duration: o.Duration.String(),
+		Threads:  o.Threads,
+		Conns:    o.Conns,
+	}
+	if fastapiErr == nil {
+		out, _ := exec.Command(filepath.Join(venv, "bin", "python"), "-c",
+			"import fastapi, uvicorn; print('FastAPI %s and uvicorn %s (2 workers, from PyPI)' % (fastapi.__version__, uvicorn.__version__))").Output()
+		res.Versions = strings.TrimSpace(string(out)) + "; Go servers run with GOMAXPROCS = the machine's cores; fiber v3 on its own fasthttp server."
+	}
+	for _, s := range Servers(serveBin, venv) {
+		if len(o.Only) > 0 && !contains(o.Only, s.Name) {
+			continue
+		}
+		r := report.E2EResult{Name: s.Name}
+		switch {
+		case s.Pending != "":
+			r.Status, r.Reason = report.StatePending, s.Pending
+		case s.Name == "fastapi" && fastapiErr != nil:
+			r.Status, r.Reason = "failed", "FastAPI could not be installed: "+fastapiErr.Error()
+		default:
+			logf("%s: starting", s.Name)
+			r = measure(s, wrk, o, filepath.Join(o.Dir, "e2e-"+stamp.Format("20060102-150405")+"-"+safe(s.Name)+".txt"), logf)
+		}
+		if r.Status == "ok" {
+			logf("%s: %.0f req/s, avg %.3f ms, p99 %.3f ms, %d errors", s.Name, r.ReqPerSec, r.AvgMs, r.P99Ms, r.Errors)
+		} else {
+			logf("%s: %s: %s", s.Name, r.Status, r.Reason)
+		}
+		res.Results = append(res.Results, r)
+	}
+	return res, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func safe(name string) string { return strings.NewReplacer("/", "-", " ", "-").Replace(name) }
+
+// measure runs one server: start, check, warm up, load, stop.
+func measure(s Server, wrk string, o Options, rawFile string, logf func(string, ...any)) report.E2EResult {
+	r := report.E2EResult{Name: s.Name, Status: "failed"}
+	addr, err := freeAddr()
+	if err != nil {
+		r.Reason = err.Error()
+		return r
+	}
+	argv := s.Command(addr)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // uvicorn's workers stop with it
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		r.Reason = err.Error()
+		return r
+	}
+	defer stop(cmd)
+
+	url := "http://" + addr + Path
+	if err := waitReady(url, 30*time.Second); err != nil {
+		r.Reason = fmt.Sprintf("did not answer: %v %s", err, lastLine(stderr.String()))
+		return r
+	}
+	if err := checkAnswer(url); err != nil {
+		r.Status, r.Reason = report.StateWrong, err.Error()
+		return r
+	}
+	args := func(d time.Duration, latency bool) []string {
+		a := []string{"-t", fmt.Sprint(o.Threads), "-c", fmt.Sprint(o.Conns), "-d", fmt.Sprintf("%ds", int(d.Seconds())), "--timeout", "2s", "-H", "Authorization: " + Auth}
+		if latency {
+			a = append(a, "--latency")
+		}
+		return append(a, url)
+	}
+	logf("%s: warming up for %s", s.Name, o.Warmup)
+	if _, err := runBounded(wrk, args(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
+		r.Reason = "warm-up: " + err.Error()
+		return r
+	}
+	logf("%s: measuring for %s", s.Name, o.Duration)
+	out, err := runBounded(wrk, args(o.Duration, true), o.Duration+30*time.Second)
+	os.WriteFile(rawFile, []byte(strings.Join(append([]string{wrk}, args(o.Duration, true)...), " ")+"\n"+out), 0o644)
+	if err != nil {
+		r.Reason = "wrk: " + err.Error()
+		return r
+	}
+	parsed, err := ParseWrk(out)
+	if err != nil {
+		r.Reason = err.Error()
+		return r
+	}
+	parsed.Name, parsed.Status = s.Name, "ok"
+	return parsed
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// stop ends the server's process group: SIGTERM, then SIGKILL after 5s.
+func stop(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	pgid := cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+func waitReady(url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	c := &http.Client{Timeout: time.Second}
+	var last error
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", Auth)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	return last
+}
+
+// checkAnswer holds the server to the service's contract before it is
+// measured: the right JSON with the header, a 4xx without it.
+func checkAnswer(url string) error {
+	c := &http.Client{Timeout: 5 * time.Second}
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", Auth)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	var got, want any
+	if err := json.Unmarshal(body, &got); err != nil {
+		return fmt.Errorf("body is not JSON: %.200s", body)
+	}
+	wb, _ := json.Marshal(NewItem("123", true))
+	json.Unmarshal(wb, &want)
+	if !reflect.DeepEqual(got, want) {
+		return fmt.Errorf("body %.200s, want %s", body, wb)
+	}
+	req, _ = http.NewRequest("GET", url, nil)
+	resp, err = c.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 || resp.StatusCode > 499 {
+		return fmt.Errorf("without Authorization: status %d, want 4xx", resp.StatusCode)
+	}
+	return nil
+}
+
+func runBounded(name string, args []string, limit time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%v: %s", err, lastLine(string(out)))
+	}
+	return string(out), nil
+}
+
+// ensureWrk finds wrk, installing Debian's package when it is absent.
+func ensureWrk(logf func(string, ...any)) (string, error) {
+	if p, err := exec.LookPath("wrk"); err == nil {
+		return p, nil
+	}
+	logf("wrk is absent: apt-get install -y wrk")
+	if err := exec.Command("apt-get", "install", "-y", "wrk").Run(); err != nil {
+		exec.Command("apt-get", "update").Run()
+		if out, err := exec.Command("apt-get", "install", "-y", "wrk").CombinedOutput(); err != nil {
+			return "", fmt.Errorf("wrk is not installed and apt-get could not install it: %v\n%s", err, out)
+		}
+	}
+	return exec.LookPath("wrk")
+}
+
+func wrkVersion(wrk string) string {
+	out, _ := exec.Command(wrk, "-v").CombinedOutput()
+	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	if i := strings.Index(line, " Copyright"); i > 0 {
+		line = line[:i]
+	}
+	return line
+}
+
+// ensureFastAPI installs FastAPI and uvicorn from PyPI into venv once.
+func ensureFastAPI(venv string, logf func(string, ...any)) error {
+	want, err := os.ReadFile("e2e/fastapi/requirements.txt")
+	if err != nil {
+		return err
+	}
+	marker := filepath.Join(venv, "installed-requirements.txt")
+	if have, err := os.ReadFile(marker); err == nil && bytes.Equal(have, want) {
+		return nil
+	}
+	logf("installing FastAPI and uvicorn from PyPI into %s", venv)
+	py := "python3"
+	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
+		return fmt.Errorf("python3 -m venv: %v: %s", err, lastLine(string(out)))
+	}
+	pip := filepath.Join(venv, "bin", "pip")
+	if out, err := exec.Command(pip, "install", "-q", "-r", "e2e/fastapi/requirements.txt").CombinedOutput(); err != nil {
+		return fmt.Errorf("pip install: %v: %s", err, lastLine(string(out)))
+	}
+	return os.WriteFile(marker, want, 0o644)
+}

@@ -46,6 +46,7 @@ const (
 type E2E struct {
 	Date     string
 	Tool     string // wrk's version line
+	Versions string // of the servers that are not Go modules (FastAPI, uvicorn)
 	Command  string // the wrk command, with {url} for each server's address
 	Warmup   string
 	Duration string

@@ -44,6 +44,7 @@ func main() {
 		e2eWarm   = flag.Duration("e2e-warmup", 3*time.Second, "wrk warm-up per server")
 		e2eConns  = flag.Int("e2e-conns", 10, "wrk connections")
 		e2eThr    = flag.Int("e2e-threads", 2, "wrk threads")
+		e2eOnly   = flag.String("e2e-only", "", "comma-separated implementations to run end to end (default: all)")
 		out       = flag.String("out", "", "where to write BENCHMARKS.md (default ../BENCHMARKS.md, or results/quick/BENCHMARKS.md with -quick)")
 	)
 	flag.Parse()
@@ -74,7 +75,7 @@ func main() {
 	if *runE2E {
 		res, err := e2e.Run(e2e.Options{
 			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr,
-			Log: os.Stderr,
+			Only: splitList(*e2eOnly), Log: os.Stderr,
 		})
 		if err != nil {
 			log.Fatal(err)
@@ -136,6 +137,13 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s (raw output: %s)", outFile, raw)
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // latest returns the newest file matching pattern in dir, by name (names
