@@ -1,11 +1,27 @@
-# vane's Makefile. The benchmark targets run the separate bench/ module
-# (bench/README.md); the lead may add targets of its own below.
-#   make bench        workloads 1-5 with -count 6, then BENCHMARKS.md (takes long; run on a quiet machine)
-#   make bench-e2e    workload 6 (end to end under wrk, loopback only), then BENCHMARKS.md
-#   make bench-quick  CI: correctness check, one short run of everything, report under bench/results/quick/
+# vane's everyday commands. `make test` is what CI runs (.ci/run).
+.PHONY: run test fuzz bench bench-e2e bench-quick
 
-.PHONY: bench bench-e2e bench-quick
+# The example service, with its docs page.
+run:
+	go run ./examples/hello
 
+# Everything CI checks: formatting, vet, the race-enabled tests of the root
+# module and of the bench module (whose correctness check runs in quick mode).
+test:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	go vet ./...
+	go test -race ./...
+	cd bench && go vet ./... && go test -race ./...
+
+# A short run of every fuzz target of the router.
+fuzz:
+	go test -run '^$$' -fuzz FuzzRouter -fuzztime 60s .
+	go test -run '^$$' -fuzz FuzzCleanPath -fuzztime 20s .
+
+# Benchmarks (the separate bench/ module, bench/README.md):
+#   bench        workloads 1-5 with -count 6 (COUNT=n to change), then BENCHMARKS.md; long, run on a quiet machine
+#   bench-e2e    workload 6, end to end under wrk on loopback, then BENCHMARKS.md
+#   bench-quick  CI: the correctness check and one short run of everything; report under bench/results/quick/
 bench:
 	cd bench && go run ./cmd/report -count $(or $(COUNT),6)
 
