@@ -1,9 +1,11 @@
 package openapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -266,6 +268,9 @@ func (b *builder) add(d *operation.Description) error {
 			res.Description = statusDescription(r.Status)
 		}
 		for _, h := range r.Headers {
+			if strings.EqualFold(h.Name, "Content-Type") {
+				continue // OpenAPI ignores it: the content map says it
+			}
 			if res.Headers == nil {
 				res.Headers = map[string]*Header{}
 			}
@@ -387,9 +392,11 @@ func (b *builder) problemContent() map[string]*MediaType {
 	return map[string]*MediaType{problem.ContentType: {Schema: &schema.Schema{Ref: b.problem.Ref}}}
 }
 
-// schemas fills components/schemas from the registries.
+// schemas fills components/schemas with the registries' schemas that the
+// document uses, directly or through other schemas. A type registered only
+// by a hidden operation, or only for validation, stays out of it.
 func (b *builder) schemas(regs []*schema.Registry) error {
-	out := map[string]*schema.Schema{}
+	all := map[string]*schema.Schema{}
 	from := map[string]reflect.Type{}
 	for _, r := range regs {
 		for _, name := range r.Names() {
@@ -402,14 +409,47 @@ func (b *builder) schemas(regs []*schema.Registry) error {
 				return fmt.Errorf("openapi: two routers name different types %v and %v %q", prev, t, name)
 			}
 			from[name] = t
-			out[name] = s
+			all[name] = s
 		}
 	}
-	if len(out) > 0 {
-		b.doc.Components.Schemas = out
+	used := map[string]*schema.Schema{}
+	var visit func(v any) error
+	visit = func(v any) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		for _, m := range schemaRef.FindAllSubmatch(data, -1) {
+			name := string(m[1])
+			if _, seen := used[name]; seen {
+				continue
+			}
+			s, ok := all[name]
+			if !ok {
+				return fmt.Errorf("openapi: $ref to unknown schema %q", name)
+			}
+			used[name] = s
+			if err := visit(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit(b.doc.Paths); err != nil {
+		return err
+	}
+	if err := visit(b.responses); err != nil {
+		return err
+	}
+	if len(used) > 0 {
+		b.doc.Components.Schemas = used
 	}
 	return nil
 }
+
+// schemaRef finds the names in "$ref":"#/components/schemas/Name" of
+// marshalled JSON. (Component names match ^[a-zA-Z0-9._-]+$.)
+var schemaRef = regexp.MustCompile(`"\$ref":"` + regexp.QuoteMeta(SchemaPrefix) + `([a-zA-Z0-9._-]+)"`)
 
 // openAPIPath turns a vane pattern into an OpenAPI path: {rest...} becomes
 // {rest}, whose name it returns.

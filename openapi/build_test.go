@@ -155,3 +155,28 @@ func TestBuildPassesIndependentValidator(t *testing.T) {
 	y, _ := doc.YAML()
 	oasvalidate.Validate(t, map[string][]byte{"hand.json": j, "hand.yaml": y})
 }
+
+type secretConfig struct {
+	Key string `json:"key"`
+}
+
+func TestBuildLeavesOutTypesOfHiddenOperations(t *testing.T) {
+	ops := handDescriptions(t)
+	reg := ops[0].Schemas
+	secret, err := reg.Schema(reflect.TypeFor[secretConfig]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops = append(ops, &operation.Description{Method: "GET", Pattern: "/admin/config", Hidden: true, Schemas: reg,
+		Responses: []operation.Response{{Status: 200, Content: []operation.Content{{MediaType: "application/json", Schema: secret}}}}})
+	doc, err := Build(Config{SecuritySchemes: map[string]*SecurityScheme{"bearer": BearerAuth("")}}, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Components.Schemas["secretConfig"]; ok {
+		t.Error("the schema of a hidden operation's output is in components/schemas")
+	}
+	if _, ok := doc.Components.Schemas["buildPet"]; !ok {
+		t.Error("a used schema is missing")
+	}
+}
