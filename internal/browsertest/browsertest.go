@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -60,13 +61,27 @@ func find() (string, error) {
 	if err != nil {
 		return "", errors.New("chromium is not installed and there is no apt-get")
 	}
+	// Test binaries of several packages may get here at once: one installs,
+	// the others wait for it and then find chromium.
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "vane-chromium-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p, nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	lock := "-oDPkg::Lock::Timeout=600"
+	aptLock := "-oDPkg::Lock::Timeout=600"
 	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	for _, args := range [][]string{
-		{lock, "update", "-qq"},
-		{lock, "install", "-y", "-qq", "--no-install-recommends", "chromium"},
+		{aptLock, "update", "-qq"},
+		{aptLock, "install", "-y", "-qq", "--no-install-recommends", "chromium"},
 	} {
 		cmd := exec.CommandContext(ctx, aptGet, args...)
 		cmd.Env = env
