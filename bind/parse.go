@@ -64,6 +64,10 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 	switch t.Kind() {
 	case reflect.String:
 		return func(s string, p unsafe.Pointer) error { *(*string)(p) = s; return nil }, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 { // []byte: the text itself
+			return func(s string, p unsafe.Pointer) error { *(*[]byte)(p) = []byte(s); return nil }, nil
+		}
 	case reflect.Bool:
 		return func(s string, p unsafe.Pointer) error {
 			v, err := strconv.ParseBool(s)
