@@ -84,6 +84,16 @@ type Op struct {
 // client; any other error is a 500 whose body says nothing of the error,
 // which is logged with log/slog.
 //
+// The *I is the handler's only until the response is written: vane then
+// zeroes it and binds a later request into the same memory, so that a
+// request allocates no input. A handler that hands the *I, or a pointer
+// into it such as &in.Body, to a goroutine or a cache that outlives the
+// call must copy what it keeps (in.Body by value, say). The values inside
+// are safe to keep as they are: strings, slices, maps and pointers that
+// binding set are never reused, only the struct's own memory is. Breaking
+// the rule is a data race, which the race detector reports
+// (TestInputReuseRule shows it).
+//
 // Everything is decided here, once: Register panics, naming the type, field
 // and pattern, if the types cannot be bound, validated or documented.
 func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error)) {

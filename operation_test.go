@@ -7,7 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -443,4 +448,59 @@ func TestAbsentParametersAreNotValidated(t *testing.T) {
 	if w := serve(r, "GET", "/search?page=0", ""); w.Code != 422 {
 		t.Errorf("present zero: %d %s", w.Code, w.Body)
 	}
+}
+
+// TestInputReuseRule checks that a handler keeping its input past its
+// return is reported by the race detector (the rule of Register's doc).
+func TestInputReuseRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package with -race")
+	}
+	if os.Getenv("VANE_INPUT_VIOLATION") != "" {
+		t.Skip("inside the child")
+	}
+	for _, copyIt := range []bool{false, true} {
+		cmd := exec.Command(runtime.GOROOT()+"/bin/go", "test", "-race", "-count=1", "-run", "^TestInputReuseViolation$", ".")
+		cmd.Env = append(os.Environ(), "VANE_INPUT_VIOLATION=1")
+		if copyIt {
+			cmd.Env = append(cmd.Env, "VANE_INPUT_COPY=1")
+		}
+		out, err := cmd.CombinedOutput()
+		raced := strings.Contains(string(out), "WARNING: DATA RACE")
+		if raced == copyIt || (err == nil) == !copyIt {
+			t.Errorf("copy=%v: race reported %v, err %v; output:\n%s", copyIt, raced, err, out)
+		}
+	}
+}
+
+// TestInputReuseViolation is run by TestInputReuseRule: a handler hands its
+// input to a goroutine that reads it after the handler returned.
+func TestInputReuseViolation(t *testing.T) {
+	if os.Getenv("VANE_INPUT_VIOLATION") == "" {
+		t.Skip("run by TestInputReuseRule")
+	}
+	copyIt := os.Getenv("VANE_INPUT_COPY") != ""
+	type in struct {
+		ID int64 `path:"id"`
+	}
+	r := New()
+	var wg sync.WaitGroup
+	Get(r, "/items/{id}", func(ctx context.Context, in *in) (*struct{}, error) {
+		kept := in
+		if copyIt {
+			c := *in
+			kept = &c
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(10 * time.Millisecond)
+			_ = kept.ID
+		}()
+		return &struct{}{}, nil
+	})
+	for i := 0; i < 5; i++ {
+		serve(r, "GET", "/items/"+strconv.Itoa(i+1), "")
+	}
+	wg.Wait()
 }
