@@ -1,8 +1,11 @@
 package vane
 
 import (
+	"encoding/binary"
 	"net/http"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // The compiled tree. Registration builds pointer trees (tree.go), easy to
@@ -80,11 +83,17 @@ func compile(m *mux) *flatTrees {
 	fill = func(i int, n *node) {
 		fn := flatNode{text: uint32(text.Len()), plen: uint16(len(n.prefix)), n: uint16(len(n.children))}
 		text.WriteString(n.prefix)
-		text.WriteString(n.indices)
 		if n.route != nil {
 			fn.route = index[n.route]
 		}
+		// Static children in order of how many routes lie below them, so
+		// that the scan of the first bytes meets busy branches first.
 		kids := append([]*node(nil), n.children...)
+		slices.SortStableFunc(kids, func(a, b *node) int { return b.count() - a.count() })
+		indices := make([]byte, len(kids))
+		for j, c := range kids {
+			indices[j] = c.prefix[0]
+		}
 		if n.param != nil {
 			fn.route |= hasParam
 			kids = append(kids, n.param)
@@ -93,6 +102,7 @@ func compile(m *mux) *flatTrees {
 			fn.route |= hasCatchAll
 			kids = append(kids, n.catchAll)
 		}
+		text.Write(indices)
 		fn.first = uint32(len(f.nodes))
 		f.nodes = f.nodes[:len(f.nodes)+len(kids)]
 		for j, c := range kids {
@@ -120,6 +130,7 @@ func compile(m *mux) *flatTrees {
 	}
 	f.any = root(m.any)
 	f.text = text.String()
+	f.check()
 	return f
 }
 
@@ -144,9 +155,8 @@ func (n *node) count() int {
 // (see docs/router-tree.md). Only a node with a parameter or catch-all child
 // needs to remember where it was; every other step is a loop.
 func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
-	nodes, text := f.nodes, f.text
 	for {
-		n := &nodes[i]
+		n := f.node(i)
 		wild := n.route &^ routeMask
 		if path == "" {
 			if r := n.route & routeMask; r != 0 {
@@ -158,16 +168,14 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 			}
 			return nil
 		}
-		next := uint32(0)
-		start := n.text + uint32(n.plen)
-		idx := text[start : start+uint32(n.n)]
-		c := path[0]
+		next, plen := uint32(0), 0
+		idx := f.str(n.text+uint32(n.plen), int(n.n))
 		for j := 0; j < len(idx); j++ {
-			if idx[j] == c {
+			if idx[j] == path[0] {
 				k := n.first + uint32(j)
-				ch := &nodes[k]
-				if p := text[ch.text : ch.text+uint32(ch.plen)]; len(path) >= len(p) && path[:len(p)] == p {
-					next = k + 1
+				ch := f.node(k)
+				if hasPrefix(path, f.str(ch.text, int(ch.plen))) {
+					next, plen = k+1, int(ch.plen)
 				}
 				break
 			}
@@ -176,12 +184,11 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 			if next == 0 {
 				return nil
 			}
-			i = next - 1
-			path = path[nodes[i].plen:]
+			i, path = next-1, path[plen:]
 			continue
 		}
 		if next != 0 {
-			if r := f.match(next-1, path[nodes[next-1].plen:], vals, nv); r != nil {
+			if r := f.match(next-1, path[plen:], vals, nv); r != nil {
 				return r
 			}
 		}
@@ -205,13 +212,76 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 	}
 }
 
+// node returns node i without a bounds check: every index stored in the
+// tree was checked by compile (see check).
+func (f *flatTrees) node(i uint32) *flatNode {
+	return (*flatNode)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.nodes)), uintptr(i)*unsafe.Sizeof(flatNode{})))
+}
+
+// str returns text[off:off+n] without a bounds check: every offset and
+// length stored in the tree was checked by compile (see check).
+func (f *flatTrees) str(off uint32, n int) string {
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), off)), n)
+}
+
+// check panics unless every index and offset in the tree is in range, the
+// invariant node and str rely on.
+func (f *flatTrees) check() {
+	for _, n := range f.nodes {
+		kids := uint32(n.n)
+		if n.route&hasParam != 0 {
+			kids++
+		}
+		if n.route&hasCatchAll != 0 {
+			kids++
+		}
+		if int(n.text)+int(n.plen)+int(n.n) > len(f.text) || kids > 0 && int(n.first+kids) > len(f.nodes) ||
+			int(n.route&routeMask) > len(f.routes) {
+			panic("vane: internal error: compiled tree out of range")
+		}
+	}
+}
+
+// hasPrefix reports whether s begins with p. Prefixes are mostly shorter
+// than a word, so it compares them with two overlapping loads of 8, 4, 2 or
+// 1 bytes instead of a byte loop or a call to memequal.
+func hasPrefix(s, p string) bool {
+	n := len(p)
+	if len(s) < n {
+		return false
+	}
+	a, b := unsafe.Pointer(unsafe.StringData(s)), unsafe.Pointer(unsafe.StringData(p))
+	switch {
+	case n > 8:
+		for ; n > 8; n -= 8 {
+			if load64(a) != load64(b) {
+				return false
+			}
+			a, b = unsafe.Add(a, 8), unsafe.Add(b, 8)
+		}
+		// The last 8 bytes, overlapping bytes already compared.
+		return load64(unsafe.Add(a, n-8)) == load64(unsafe.Add(b, n-8))
+	case n >= 4:
+		return load32(a) == load32(b) && load32(unsafe.Add(a, n-4)) == load32(unsafe.Add(b, n-4))
+	case n >= 2:
+		return load16(a) == load16(b) && load16(unsafe.Add(a, n-2)) == load16(unsafe.Add(b, n-2))
+	case n == 1:
+		return *(*byte)(a) == *(*byte)(b)
+	}
+	return true
+}
+
+func load64(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)) }
+func load32(p unsafe.Pointer) uint32 { return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)) }
+func load16(p unsafe.Pointer) uint16 { return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)) }
+
 // catchAllRoute returns the route of n's catch-all child.
 func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 	k := n.first + uint32(n.n)
 	if n.route&hasParam != 0 {
 		k++
 	}
-	return &f.routes[f.nodes[k].route&routeMask-1]
+	return &f.routes[f.node(k).route&routeMask-1]
 }
 
 // lookup returns the route for method and path, trying the method's tree,
