@@ -11,22 +11,17 @@ import (
 
 func vanePeer() Peer {
 	return Peer{
-		Name:     "vane",
-		Module:   "github.com/vane-http/vane",
-		Router:   vaneRouter,
-		Groups:   vaneGroups,
-		JSONBind: vaneJSONBind,
-		JSONList: vaneJSONList,
-		// Greeting and TypedParam are vane's typed operations: see typed_vane.go.
+		Name:   "vane",
+		Module: "github.com/vane-http/vane",
+		Router: vaneRouter,
+		Groups: vaneGroups,
+		// The data and typed workloads are vane's typed operations: typed_vane.go.
+		JSONBind:   vaneJSONBind,
+		JSONList:   vaneJSONList,
 		Greeting:   vaneGreeting,
 		TypedParam: vaneTypedParam,
-		Lacks:      vaneLacks,
 	}
 }
-
-// vaneLacks is filled by typed_vane.go's absence: until vane's typed
-// operations exist, their cells are pending.
-var vaneLacks = map[string]string{}
 
 func vaneHandler(i int, r routes.Route, write bool) http.HandlerFunc {
 	names := r.Params()
@@ -61,7 +56,7 @@ func vaneGroups() (http.Handler, error) {
 	})
 }
 
-func vaneJSONBind() (http.Handler, error) {
+func vaneHandJSONBind() (http.Handler, error) {
 	r := vane.New()
 	r.Post("/users", func(w http.ResponseWriter, req *http.Request) {
 		var u User
@@ -75,7 +70,7 @@ func vaneJSONBind() (http.Handler, error) {
 	return r, nil
 }
 
-func vaneJSONList() (http.Handler, error) {
+func vaneHandJSONList() (http.Handler, error) {
 	r := vane.New()
 	r.Get("/items", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -100,18 +95,18 @@ func vaneByHandParam() (http.Handler, error) {
 	return r, nil
 }
 
-// vaneHandPeer is vane's router with the typed cases written by hand: the
-// baseline that vane's typed operations are held to (at most 1.3x).
+// vaneHandPeer is vane's router with the data and typed cases written by
+// hand: the baseline that vane's typed operations are held to (at most 1.3x).
 func vaneHandPeer() Peer {
-	const why = "skip: vane-hand is the hand-written baseline of the typed rows only"
+	const why = "skip: vane-hand is the hand-written baseline of the data and typed rows only"
 	return Peer{
 		Name:       "vane-hand",
 		Module:     "github.com/vane-http/vane",
+		JSONBind:   vaneHandJSONBind,
+		JSONList:   vaneHandJSONList,
 		Greeting:   vaneHandGreeting,
 		TypedParam: vaneByHandParam,
-		Lacks: map[string]string{
-			"router": why, "groups": why, "middleware": why, "jsonbind": why, "jsonlist": why,
-		},
+		Lacks:      map[string]string{"router": why, "groups": why, "middleware": why},
 	}
 }
 
