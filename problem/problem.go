@@ -16,6 +16,7 @@
 package problem
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -106,7 +107,7 @@ func Write(w http.ResponseWriter, p *Details) {
 	if p.Title == "" {
 		p.Title = http.StatusText(p.Status)
 	}
-	body, err := json.Marshal(p)
+	body, err := marshal(p)
 	if err != nil {
 		// A value that cannot be marshalled: drop the values, keep the rest.
 		plain := *p
@@ -114,7 +115,7 @@ func Write(w http.ResponseWriter, p *Details) {
 		for i, e := range p.Errors {
 			plain.Errors[i] = FieldError{Location: e.Location, Message: e.Message}
 		}
-		body, _ = json.Marshal(&plain)
+		body, _ = marshal(&plain)
 	}
 	h := w.Header()
 	h["Content-Type"] = []string{ContentType}
@@ -123,6 +124,18 @@ func Write(w http.ResponseWriter, p *Details) {
 	h.Del("Last-Modified")
 	w.WriteHeader(p.Status)
 	w.Write(body) //nolint:errcheck // the client went away; nothing to do
+}
+
+// marshal encodes without HTML escaping, so that messages read
+// "expected length <= 3" rather than "\u003c= 3".
+func marshal(p *Details) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // Location builds locations such as body.items[2].name. It appends to a
