@@ -221,6 +221,9 @@ func (f *flatTrees) node(i uint32) *flatNode {
 // str returns text[off:off+n] without a bounds check: every offset and
 // length stored in the tree was checked by compile (see check).
 func (f *flatTrees) str(off uint32, n int) string {
+	if n == 0 {
+		return "" // off may be len(text): no pointer one past the end
+	}
 	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), off)), n)
 }
 
