@@ -12,7 +12,7 @@ import (
 	"github.com/vane-http/vane/openapi"
 )
 
-func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
+func docsGet(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
@@ -23,7 +23,7 @@ func TestDocsServesDocumentAndPage(t *testing.T) {
 	r := vane.New()
 	docs := vane.Docs(r, vane.DocsConfig{Config: openapi.Config{Info: openapi.Info{Title: "Things", Version: "2.0.0"}}})
 
-	w := get(t, r, "/openapi.json")
+	w := docsGet(t, r, "/openapi.json")
 	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("/openapi.json: %d %q", w.Code, w.Header().Get("Content-Type"))
 	}
@@ -34,15 +34,15 @@ func TestDocsServesDocumentAndPage(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || doc.OpenAPI != "3.1.0" || doc.Info.Title != "Things" {
 		t.Errorf("document %+v, %v", doc, err)
 	}
-	if w := get(t, r, "/openapi.yaml"); w.Code != 200 || !strings.HasPrefix(w.Body.String(), "openapi: 3.1.0\n") {
+	if w := docsGet(t, r, "/openapi.yaml"); w.Code != 200 || !strings.HasPrefix(w.Body.String(), "openapi: 3.1.0\n") {
 		t.Errorf("/openapi.yaml: %d\n%s", w.Code, w.Body)
 	}
-	page := get(t, r, "/docs")
+	page := docsGet(t, r, "/docs")
 	if page.Code != 200 || !strings.Contains(page.Body.String(), `data-spec-url="openapi.json"`) ||
 		!strings.Contains(page.Body.String(), `src="docs/swagger-ui-bundle.js?v=`) {
 		t.Errorf("/docs: %d\n%s", page.Code, page.Body)
 	}
-	if w := get(t, r, "/docs/init.js"); w.Code != 200 || !strings.Contains(w.Body.String(), "SwaggerUIBundle") {
+	if w := docsGet(t, r, "/docs/init.js"); w.Code != 200 || !strings.Contains(w.Body.String(), "SwaggerUIBundle") {
 		t.Errorf("/docs/init.js: %d", w.Code)
 	}
 	j, y, err := docs.Document()
@@ -55,17 +55,17 @@ func TestDocsPathsConfigurableAndOff(t *testing.T) {
 	r := vane.New()
 	api := r.Group("/api")
 	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: "-", DocsPath: "/reference"})
-	if w := get(t, r, "/api/spec/openapi.json"); w.Code != 200 {
+	if w := docsGet(t, r, "/api/spec/openapi.json"); w.Code != 200 {
 		t.Errorf("/api/spec/openapi.json: %d", w.Code)
 	}
-	if w := get(t, r, "/api/openapi.yaml"); w.Code != 404 {
+	if w := docsGet(t, r, "/api/openapi.yaml"); w.Code != 404 {
 		t.Errorf("YAML turned off but served: %d", w.Code)
 	}
-	page := get(t, r, "/api/reference")
+	page := docsGet(t, r, "/api/reference")
 	if !strings.Contains(page.Body.String(), `data-spec-url="spec/openapi.json"`) {
 		t.Errorf("page's document URL:\n%s", page.Body)
 	}
-	res := get(t, r, "/api/reference/swagger-ui.css")
+	res := docsGet(t, r, "/api/reference/swagger-ui.css")
 	if res.Code != 200 || !strings.HasPrefix(res.Header().Get("Content-Type"), "text/css") {
 		t.Errorf("asset: %d %q", res.Code, res.Header().Get("Content-Type"))
 	}
@@ -74,7 +74,7 @@ func TestDocsPathsConfigurableAndOff(t *testing.T) {
 func TestDocsBuildErrorIs500(t *testing.T) {
 	r := vane.New()
 	vane.Docs(r, vane.DocsConfig{Config: openapi.Config{Security: []openapi.SecurityRequirement{{"nope": nil}}}})
-	w := get(t, r, "/openapi.json")
+	w := docsGet(t, r, "/openapi.json")
 	b, _ := io.ReadAll(w.Body)
 	if w.Code != 500 || !strings.Contains(string(b), `security scheme \"nope\" is not defined`) {
 		t.Errorf("%d %s", w.Code, b)

@@ -22,7 +22,7 @@ import (
 
 // startServer runs s in the background on a loopback port and returns its
 // base URL and a function that waits for Serve's result.
-func startServer(t *testing.T, ctx context.Context, s *vane.Server) (string, func() error) {
+func startTestServer(t *testing.T, ctx context.Context, s *vane.Server) (string, func() error) {
 	t.Helper()
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
@@ -59,7 +59,7 @@ func TestServeGracefulShutdownFinishesRequestsInFlight(t *testing.T) {
 		io.WriteString(w, "finished")
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	url, wait := startServer(t, ctx, &vane.Server{Handler: h})
+	url, wait := startTestServer(t, ctx, &vane.Server{Handler: h})
 
 	type result struct {
 		body string
@@ -101,7 +101,7 @@ func TestServeShutdownTimeout(t *testing.T) {
 	started := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { close(started); <-release })
 	ctx, cancel := context.WithCancel(context.Background())
-	url, wait := startServer(t, ctx, &vane.Server{Handler: h, ShutdownTimeout: 100 * time.Millisecond})
+	url, wait := startTestServer(t, ctx, &vane.Server{Handler: h, ShutdownTimeout: 100 * time.Millisecond})
 	go http.Get(url)
 	<-started
 	cancel()
@@ -118,7 +118,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 		Signals:  []os.Signal{syscall.SIGTERM},
 		OnListen: func(net.Addr) { close(listening) },
 	}
-	_, wait := startServer(t, ctx, s)
+	_, wait := startTestServer(t, ctx, s)
 	<-listening
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestServeRecoversPanics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("kaboom") })
-	url, _ := startServer(t, ctx, &vane.Server{Handler: h, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	url, _ := startTestServer(t, ctx, &vane.Server{Handler: h, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	res, err := http.Get(url + "/x")
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestServeBodyLimit(t *testing.T) {
 		}
 		fmt.Fprint(w, n)
 	})
-	url, _ := startServer(t, ctx, &vane.Server{Handler: h, MaxBodyBytes: 10})
+	url, _ := startTestServer(t, ctx, &vane.Server{Handler: h, MaxBodyBytes: 10})
 
 	post := func(body io.Reader) (int, string) {
 		t.Helper()
@@ -189,7 +189,7 @@ func TestServeBodyLimit(t *testing.T) {
 func TestServeHeaderLimitAndTimeout(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url, _ := startServer(t, ctx, &vane.Server{
+	url, _ := startTestServer(t, ctx, &vane.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
 		MaxHeaderBytes:    1 << 10,
 		ReadHeaderTimeout: 200 * time.Millisecond,
