@@ -146,6 +146,8 @@ func TestRenderSaysWhereVaneLoses(t *testing.T) {
 		"| chi | 200 ± 1% | 20 | 0 | 2.00× |", // a category row with spread and ratio
 		"![Micro benchmarks](charts/micro.svg)",
 		"pending: no end-to-end run recorded yet",
+		"### Typed overhead",
+		"| Typed Greeting |  |  |  | 5,000 ns | 3,000 ns | 1.67× |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q\n%s", want, md)
