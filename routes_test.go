@@ -256,8 +256,8 @@ func BenchmarkNotFound(b *testing.B) {
 // parameter routes of every table, many parameters, parameters written to
 // the response, 20 middlewares, and a 404.
 func TestZeroAllocations(t *testing.T) {
-	if testing.CoverMode() != "" {
-		t.Skip("coverage instrumentation allocates")
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("coverage instrumentation and the race detector's sync.Pool allocate")
 	}
 	w := newDiscard()
 	check := func(name string, h http.Handler, reqs ...*http.Request) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vane
+
+const raceEnabled = false
