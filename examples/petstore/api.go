@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -14,6 +15,7 @@ import (
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/openapi"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
 )
 
 // api holds what the handlers need. Each handler is a plain function from a
@@ -70,7 +72,21 @@ func docsConfig() vane.DocsConfig {
 			{Name: "pets", Description: "The pets and their photos."},
 			{Name: "account", Description: "The caller's own account."},
 		},
+		// Hooks edit the generated document before it is served: here, to
+		// say what no Go type can, that the photo's bytes are an image.
+		Edit: []func(*openapi.Document) error{photoIsAnImage},
 	}}
+}
+
+func photoIsAnImage(doc *openapi.Document) error {
+	item := doc.Paths["/pets/{id}/photo"]
+	if item == nil || item.Get == nil || item.Get.Responses["200"] == nil {
+		return errors.New("no GET /pets/{id}/photo 200 response to describe")
+	}
+	item.Get.Responses["200"].Content = map[string]*openapi.MediaType{
+		"image/*": {Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "image/*"}},
+	}
+	return nil
 }
 
 // Options shared by the registrations above. An option is any func(*vane.Op).

@@ -22,10 +22,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 
@@ -33,12 +33,28 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "address to listen on")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: petstore [-addr host:port]\n       petstore openapi [yaml|json]  (write the OpenAPI document to standard output)\n")
-		flag.PrintDefaults()
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "petstore:", err)
+		os.Exit(1)
 	}
-	flag.Parse()
+}
+
+// run is the whole command, apart from the process's exit: args are the
+// command-line arguments, and out receives what it prints.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	flags := flag.NewFlagSet("petstore", flag.ContinueOnError)
+	addr := flags.String("addr", ":8080", "address to listen on")
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), "usage: petstore [-addr host:port]\n"+
+			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
 
 	token := os.Getenv("PETSTORE_TOKEN")
 	if token == "" {
@@ -46,12 +62,13 @@ func main() {
 	}
 	r := newRouter(NewStore(), map[string]string{token: "demo"})
 
-	if flag.Arg(0) == "openapi" {
-		if err := writeOpenAPI(os.Stdout, r, flag.Arg(1)); err != nil {
-			fmt.Fprintln(os.Stderr, "petstore:", err)
-			os.Exit(1)
-		}
-		return
+	switch flags.Arg(0) {
+	case "":
+	case "openapi":
+		return writeOpenAPI(out, r, flags.Arg(1))
+	default:
+		flags.Usage()
+		return fmt.Errorf("unknown command %q", flags.Arg(0))
 	}
 
 	srv := &vane.Server{
@@ -59,15 +76,13 @@ func main() {
 		Handler: r,
 		OnListen: func(a net.Addr) {
 			base := "http://" + browsable(a)
-			fmt.Printf("pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
+			fmt.Fprintf(out, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
 				base, base, base, token)
 		},
 	}
-	// Serve stops on Ctrl-C or SIGTERM, after the requests in flight.
-	if err := srv.ListenAndServe(context.Background()); err != nil {
-		slog.Error("petstore", "error", err)
-		os.Exit(1)
-	}
+	// ListenAndServe stops when ctx ends or on Ctrl-C or SIGTERM, after the
+	// requests in flight.
+	return srv.ListenAndServe(ctx)
 }
 
 // writeOpenAPI writes the service's OpenAPI document, as YAML or JSON.
