@@ -83,7 +83,7 @@ func find() (string, error) {
 	if base == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return "", err
+			cache = os.TempDir() // no $HOME: still one place for every run
 		}
 		base = filepath.Join(cache, "vane-test")
 	}
