@@ -196,6 +196,7 @@ type typedHandler[I, O any] struct {
 	codec     codec.Codec
 	status    int
 	desc      *operation.Description
+	noRules   bool // the validator checks nothing
 	pool      sync.Pool
 }
 
@@ -250,7 +251,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, noRules: v.Empty()}
 	return th, d, nil
 }
 
@@ -322,7 +323,10 @@ func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request)
 		problem.Write(w, prob)
 		return
 	}
-	errs := h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+	var errs []problem.FieldError
+	if !h.noRules {
+		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+	}
 	st.Release()
 	if errs != nil {
 		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))

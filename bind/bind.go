@@ -128,10 +128,14 @@ type State struct {
 // Release returns the body buffer to the pool; RawJSON is invalid after.
 func (s *State) Release() {
 	if s.buf != nil {
-		*s.buf = (*s.buf)[:0]
-		bufPool.Put(s.buf)
-		s.buf, s.RawJSON = nil, nil
+		s.release()
 	}
+}
+
+func (s *State) release() {
+	*s.buf = (*s.buf)[:0]
+	bufPool.Put(s.buf)
+	s.buf, s.RawJSON = nil, nil
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

@@ -271,6 +271,18 @@ func compileNumber(k reflect.Kind, s *schema.Schema) (node, error) {
 		n.hi = math.Min(n.hi, math.Nextafter(n.exMax, math.Inf(-1)))
 	}
 	n.simple = n.multipleOf == 0 && n.enum == nil
+	inRange := func(f float64) bool { return math.IsInf(f, 0) || (f > -1<<63 && f < 1<<63) }
+	if n.simple && (k == reflect.Int64 || (k == reflect.Int && unsafe.Sizeof(int(0)) == 8)) && inRange(n.lo) && inRange(n.hi) {
+		// The common case of an id or a count: compare as int64.
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if n.lo > -1<<63 {
+			lo = int64(math.Ceil(n.lo))
+		}
+		if n.hi < 1<<63 {
+			hi = int64(math.Floor(n.hi))
+		}
+		return &int64Node{lo: lo, hi: hi, slow: n}, nil
+	}
 	return n, nil
 }
 

@@ -183,6 +183,20 @@ func (n *numberNode) checkSlow(v float64, p unsafe.Pointer, c *collector) bool {
 	return ok
 }
 
+// int64Node is a numberNode for an int64 (or 64-bit int) with only bounds:
+// the range test in integers, the general node for reporting.
+type int64Node struct {
+	lo, hi int64
+	slow   *numberNode
+}
+
+func (n *int64Node) check(p unsafe.Pointer, c *collector) bool {
+	if v := *(*int64)(p); c == nil && v >= n.lo && v <= n.hi {
+		return true
+	}
+	return n.slow.check(p, c)
+}
+
 func (n *numberNode) box(p unsafe.Pointer) any {
 	switch n.kind {
 	case reflect.Float32, reflect.Float64:

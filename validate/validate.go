@@ -139,6 +139,10 @@ func (v *Validator) finish() (*Validator, error) {
 	return v, nil
 }
 
+// Empty reports whether the validator checks nothing at all, so that a
+// caller may skip it.
+func (v *Validator) Empty() bool { return v.root == nil && v.body == nil && !v.checker }
+
 // Type returns the type the validator checks.
 func (v *Validator) Type() reflect.Type { return v.typ }
 

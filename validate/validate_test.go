@@ -311,3 +311,26 @@ func TestNothingToCheck(t *testing.T) {
 		t.Errorf("expected an empty validator, got root=%v body=%v", v.root, v.body)
 	}
 }
+
+func TestInt64Bounds(t *testing.T) {
+	type in struct {
+		A int64 `json:"a" exclusiveMinimum:"0" exclusiveMaximum:"10"`
+		B int   `json:"b" minimum:"-5" maximum:"5.5"`
+		C int64 `json:"c" minimum:"1e30"`
+	}
+	v := mustCompile(t, reflect.TypeFor[in]())
+	cases := []struct {
+		in   in
+		want string
+	}{
+		{in{A: 1, B: 5, C: 0}, "body.c: expected number >= 1e+30"},
+		{in{A: 0, B: -5, C: 0}, "body.a: expected number > 0\nbody.c: expected number >= 1e+30"},
+		{in{A: 10, B: 6, C: 0}, "body.a: expected number < 10\nbody.b: expected number <= 5.5\nbody.c: expected number >= 1e+30"},
+		{in{A: 9, B: -6, C: 9223372036854775807}, "body.b: expected number >= -5\nbody.c: expected number >= 1e+30"},
+	}
+	for _, tc := range cases {
+		if got := locs(v.Validate(context.Background(), &tc.in, nil)); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
