@@ -229,6 +229,12 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 	}
+	probe := new(I)
+	if bits := b.Defaults(probe); bits != 0 {
+		if errs := v.CheckParams(probe, bits); errs != nil {
+			return nil, nil, fmt.Errorf("%s %s: %v: a default breaks its own rules: %s", op.Method, full, inT, errs[0].Error())
+		}
+	}
 	out, err := compileOutput(outT, set.schemas)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)

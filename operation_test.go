@@ -504,3 +504,17 @@ func TestInputReuseViolation(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestDefaultsMustKeepTheirRules(t *testing.T) {
+	type in struct {
+		Limit int    `query:"limit" default:"500" maximum:"100"`
+		Sort  string `query:"sort" default:"name" enum:"name,date"`
+	}
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "a default breaks its own rules: query.limit: expected number <= 100") {
+			t.Errorf("panic %q", msg)
+		}
+	}()
+	Get(New(), "/x", func(context.Context, *in) (*struct{}, error) { return nil, nil })
+}

@@ -278,6 +278,25 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	return b, nil
 }
 
+// Defaults sets every parameter that has a default in *ptr to it and
+// returns their presence bits, for checking the defaults against the rules
+// at registration.
+func (b *Binder) Defaults(ptr any) uint64 {
+	e := (*eface)(unsafe.Pointer(&ptr))
+	if e.typ != b.rtype {
+		panic(fmt.Sprintf("bind: Defaults called with %T, want *%v", ptr, b.typ))
+	}
+	var st State
+	for _, list := range [][]param{b.query, b.header, b.cookie} {
+		for i := range list {
+			if list[i].hasDef {
+				list[i].absent(e.data, &st, nil)
+			}
+		}
+	}
+	return st.Present
+}
+
 // fastKind tells which types param.set handles inline: the plain kinds
 // (named types too) that do not unmarshal themselves from text.
 func fastKind(t reflect.Type) byte {

@@ -139,6 +139,28 @@ func (v *Validator) finish() (*Validator, error) {
 	return v, nil
 }
 
+// CheckParams checks the tag rules of the parameters marked in present
+// (see ValidateInput) and nothing else: not the body, not a Checker's
+// Validate. Registration uses it to check defaults against their rules.
+func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
+	if v.root == nil {
+		return nil
+	}
+	e := (*eface)(unsafe.Pointer(&ptr))
+	if e.typ != v.rtype {
+		panic(fmt.Sprintf("validate: CheckParams called with %T, want *%v", ptr, v.typ))
+	}
+	params := &structNode{root: true}
+	for _, f := range v.root.fields {
+		if f.bit&present != 0 {
+			params.fields = append(params.fields, f)
+		}
+	}
+	c := &collector{}
+	params.check(e.data, c)
+	return c.errs
+}
+
 // Empty reports whether the validator checks nothing at all, so that a
 // caller may skip it.
 func (v *Validator) Empty() bool { return v.root == nil && v.body == nil && !v.checker }

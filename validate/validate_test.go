@@ -334,3 +334,25 @@ func TestInt64Bounds(t *testing.T) {
 		}
 	}
 }
+
+func TestNullableAndReadOnlyInRequests(t *testing.T) {
+	type in struct {
+		ID      int64   `json:"id" readOnly:"true"`
+		Note    *string `json:"note" required:"true" nullable:"true"`
+		Comment string  `json:"comment"`
+	}
+	v := mustCompile(t, reflect.TypeFor[in]())
+	check := func(raw string) string {
+		var x in
+		if err := json.Unmarshal([]byte(raw), &x); err != nil {
+			t.Fatal(err)
+		}
+		return locs(v.Validate(context.Background(), &x, []byte(raw)))
+	}
+	if got := check(`{"note":null,"comment":"c"}`); got != "" {
+		t.Errorf("a nullable required property may be null, a readOnly one absent: %s", got)
+	}
+	if got := check(`{"comment":null}`); got != "body.comment: expected a value, not null\nbody.note: required property is missing" {
+		t.Errorf("got %q", got)
+	}
+}
