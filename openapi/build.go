@@ -89,6 +89,7 @@ func Build(cfg Config, ops []*operation.Description) (*Document, error) {
 			Components:   &Components{},
 		},
 		ids:       map[string]string{},
+		shapes:    map[string]pathOrigin{},
 		noErrors:  cfg.NoErrorResponses,
 		tagSeen:   map[string]bool{},
 		responses: map[string]*Response{},
@@ -159,7 +160,8 @@ func Build(cfg Config, ops []*operation.Description) (*Document, error) {
 
 type builder struct {
 	doc       *Document
-	ids       map[string]string // operationId → "METHOD pattern"
+	shapes    map[string]pathOrigin // pathShape → first path with it
+	ids       map[string]string     // operationId → "METHOD pattern"
 	noErrors  bool
 	problem   *schema.Schema // $ref to the problem schema
 	tagSeen   map[string]bool
@@ -170,13 +172,23 @@ type builder struct {
 func (b *builder) add(d *operation.Description) error {
 	where := d.Method + " " + d.Pattern
 	path, catchAll := openAPIPath(d.Pattern)
+	// OpenAPI takes /a/{x} and /a/{y} for the same path, and has no
+	// catch-all: routes the router tells apart may collide here.
+	shape := pathShape(path)
+	if prev, ok := b.shapes[shape]; ok && prev.path != path {
+		return fmt.Errorf("openapi: %s and %s are the same OpenAPI path (%s): OpenAPI cannot describe both; "+
+			"give the parameters the same names, or leave one out of the document (Op.Hidden)", prev.where, where, shape)
+	}
+	if prev, ok := b.shapes[shape+" "+d.Method]; ok {
+		return fmt.Errorf("openapi: %s and %s are the same OpenAPI operation (%s %s): OpenAPI has no catch-all; "+
+			"leave one out of the document (Op.Hidden)", prev.where, where, d.Method, path)
+	}
+	b.shapes[shape] = pathOrigin{path, where}
+	b.shapes[shape+" "+d.Method] = pathOrigin{path, where}
 	item := b.doc.Paths[path]
 	if item == nil {
 		item = &PathItem{}
 		b.doc.Paths[path] = item
-	}
-	if item.Operation(d.Method) != nil {
-		return fmt.Errorf("openapi: two operations for %s %s", d.Method, path)
 	}
 	op := &Operation{
 		Tags:        d.Tags,
@@ -462,6 +474,23 @@ func openAPIPath(pattern string) (path, catchAll string) {
 		}
 	}
 	return pattern, catchAll
+}
+
+type pathOrigin struct{ path, where string }
+
+// pathShape is path with its parameter names removed: /a/{x} is /a/{}.
+func pathShape(path string) string {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(path, '{')
+		end := strings.IndexByte(path, '}')
+		if open < 0 || end < open {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:open+1])
+		path = path[end:]
+	}
 }
 
 // pathNames lists the {names} of an OpenAPI path.

@@ -102,6 +102,10 @@ func TestBuildErrors(t *testing.T) {
 			append(ops, &operation.Description{Method: "DELETE", Pattern: "/pets/{id}", ID: "getPet"}), `"getPet" is used by both GET /pets/{id} and DELETE /pets/{id}`},
 		"param not in path": {Config{}, []*operation.Description{{Method: "GET", Pattern: "/a",
 			Parameters: []operation.Parameter{{Name: "id", In: "path", Field: "ID"}}}}, `path parameter "id" (field ID) is not in the pattern`},
+		"names differ": {Config{}, []*operation.Description{{Method: "GET", Pattern: "/a/{x}"}, {Method: "POST", Pattern: "/a/{y}"}},
+			"GET /a/{x} and POST /a/{y} are the same OpenAPI path (/a/{})"},
+		"catch-all": {Config{}, []*operation.Description{{Method: "GET", Pattern: "/f/{p}", ID: "one"}, {Method: "GET", Pattern: "/f/{p...}", ID: "two"}},
+			"GET /f/{p} and GET /f/{p...} are the same OpenAPI operation"},
 		"hook": {Config{Edit: []func(*Document) error{func(d *Document) error { return errTest }}}, nil, "edit hook: test"},
 	} {
 		if _, err := Build(c.cfg, c.ops); err == nil || !strings.Contains(err.Error(), c.want) {
