@@ -225,7 +225,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 		p.required = f.Tag.Get("required") == "true" || in == "path"
 		if d, ok := f.Tag.Lookup("default"); ok {
 			p.def, p.hasDef = d, true
-			if err := tryParse(&p, d); err != nil {
+			if err := tryParse(&p, ft, d); err != nil {
 				return nil, errf(f, "default %q: %v", d, err)
 			}
 		}
@@ -316,19 +316,14 @@ func fastKind(t reflect.Type) byte {
 	return fastNone
 }
 
-func tryParse(p *param, s string) error {
-	buf := reflect.New(p.typeOrSlice())
+// tryParse parses a default into a fresh value of the field's type t, to
+// reject a bad default at Compile.
+func tryParse(p *param, t reflect.Type, s string) error {
+	v := reflect.New(t).UnsafePointer()
 	if p.slice != nil {
-		return p.setSlice(buf.UnsafePointer(), s)
+		return p.setSlice(v, s)
 	}
-	return p.parse(s, buf.UnsafePointer())
-}
-
-func (p *param) typeOrSlice() reflect.Type {
-	if p.slice != nil {
-		return p.slice
-	}
-	return reflect.TypeFor[[64]byte]() // room for any scalar
+	return p.set(s, v)
 }
 
 func indexOf(list []string, s string) int {

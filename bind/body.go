@@ -84,7 +84,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 				}
 				if d, ok := ff.Tag.Lookup("default"); ok {
 					p.def, p.hasDef = d, true
-					if err := tryParse(&p, d); err != nil {
+					if err := tryParse(&p, ff.Type, d); err != nil {
 						return nil, nil, fmt.Errorf("form field %s: default %q: %v", ff.Name, d, err)
 					}
 				}
