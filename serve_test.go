@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -107,24 +106,6 @@ func TestServeShutdownTimeout(t *testing.T) {
 	cancel()
 	if err := wait(); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Serve returned %v, want a deadline error", err)
-	}
-}
-
-func TestServeStopsOnSIGTERM(t *testing.T) {
-	ctx := context.Background()
-	listening := make(chan struct{})
-	s := &vane.Server{
-		Handler:  http.NotFoundHandler(),
-		Signals:  []os.Signal{syscall.SIGTERM},
-		OnListen: func(net.Addr) { close(listening) },
-	}
-	_, wait := startTestServer(t, ctx, s)
-	<-listening
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := wait(); err != nil {
-		t.Fatalf("Serve returned %v after SIGTERM", err)
 	}
 }
 
