@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -197,7 +198,8 @@ type typedHandler[I, O any] struct {
 	status    int
 	desc      *operation.Description
 	noRules   bool // the validator checks nothing
-	pool      sync.Pool
+	free      atomic.Pointer[I] // a zeroed input, tried before pool
+	pool      sync.Pool         // more zeroed inputs, for concurrent requests
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -309,14 +311,15 @@ func responses(d *operation.Description, op *Op, out *output, reg *schema.Regist
 }
 
 func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	ctx := req.Context()
 	// The input is reused for a later request once this one is answered
-	// (see Register): h.release zeroes it and puts it back.
-	in, _ := h.pool.Get().(*I)
-	if in == nil {
-		in = new(I)
-	}
-	defer h.release(in)
+	// (see Register). After a panic it is left to the garbage collector.
+	in := h.getInput()
+	h.serve(w, req, in)
+	h.release(in)
+}
+
+func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in *I) {
+	ctx := req.Context()
 	var st bind.State
 	if prob := h.binder.Bind(req, pathValues(req), in, &st); prob != nil {
 		if prob.Status == http.StatusUnprocessableEntity {
@@ -352,10 +355,26 @@ func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request)
 	}
 }
 
+// getInput returns a zeroed input: the one in the free slot when there is
+// one (one atomic swap, the common case of requests one after another),
+// else one from the pool (concurrent requests), else a new one.
+func (h *typedHandler[I, O]) getInput() *I {
+	if in := h.free.Swap(nil); in != nil {
+		return in
+	}
+	if in, _ := h.pool.Get().(*I); in != nil {
+		return in
+	}
+	return new(I)
+}
+
+// release zeroes in and keeps it for a later request.
 func (h *typedHandler[I, O]) release(in *I) {
 	var zero I
 	*in = zero
-	h.pool.Put(in)
+	if !h.free.CompareAndSwap(nil, in) {
+		h.pool.Put(in)
+	}
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {

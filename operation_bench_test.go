@@ -314,3 +314,18 @@ func handParamRouter() *Router {
 	})
 	return r
 }
+
+// BenchmarkTypedParamParallel serves the typed route from every P at once:
+// inputs are reused across concurrent requests too.
+func BenchmarkTypedParamParallel(b *testing.B) {
+	h := typedParamRouter()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		req, _ := http.NewRequest(http.MethodGet, "/users/42", nil)
+		w := &benchWriter{h: http.Header{}}
+		for pb.Next() {
+			w.reset()
+			h.ServeHTTP(w, req)
+		}
+	})
+}

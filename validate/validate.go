@@ -193,7 +193,18 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		panic(fmt.Sprintf("validate: Validate called with %T, want *%v", ptr, v.typ))
 	}
 	p := e.data
-	ok := v.root == nil || v.root.checkPresent(p, nil, present)
+	ok := true
+	if v.root != nil {
+		// The fast pass over the root's fields, inline: an input's fields
+		// are never embedded pointers or omitempty.
+		for i := range v.root.fields {
+			f := &v.root.fields[i]
+			if (f.bit == 0 || f.bit&present != 0) && !f.n.check(unsafe.Add(p, f.offset), nil) {
+				ok = false
+				break
+			}
+		}
+	}
 	if ok && v.body != nil && rawJSON != nil {
 		ok = scanOK(v.body, rawJSON)
 	}
