@@ -197,7 +197,7 @@ type typedHandler[I, O any] struct {
 	codec     codec.Codec
 	status    int
 	desc      *operation.Description
-	noRules   bool // the validator checks nothing
+	noRules   bool              // the validator checks nothing
 	free      atomic.Pointer[I] // a zeroed input, tried before pool
 	pool      sync.Pool         // more zeroed inputs, for concurrent requests
 }
