@@ -518,3 +518,17 @@ func TestDefaultsMustKeepTheirRules(t *testing.T) {
 	}()
 	Get(New(), "/x", func(context.Context, *in) (*struct{}, error) { return nil, nil })
 }
+
+func TestNullBodyIsNotAnObject(t *testing.T) {
+	r := New()
+	type in struct {
+		Body struct {
+			Name string `json:"name"`
+		}
+	}
+	Post(r, "/n", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	w := serve(r, "POST", "/n", " null ", "Content-Type", "application/json")
+	if p := decodeProblem(t, w); w.Code != 422 || len(p.Errors) != 1 || p.Errors[0].Location != "body" {
+		t.Errorf("%d %s", w.Code, w.Body)
+	}
+}

@@ -82,6 +82,7 @@ type param struct {
 	offset   uintptr
 	parse    parser // the scalar parser (of the element, for slices)
 	fast     byte   // fastString, fastInt64, fastInt: set without calling parse
+	trim     bool   // a header list: spaces around commas are not part of the values
 	slice    reflect.Type
 	required bool
 	def      string // default, when hasDef
@@ -259,6 +260,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 		case "header":
 			p.name = http.CanonicalHeaderKey(name)
 			if p.slice != nil {
+				p.trim = true
 				op.Style, op.Explode = "simple", ptrTo(false)
 			}
 			b.header = append(b.header, p)
@@ -433,6 +435,9 @@ func (p *param) setSlice(dst unsafe.Pointer, s string) error {
 	sv := reflect.NewAt(p.slice, dst).Elem()
 	for {
 		part, rest, more := strings.Cut(s, ",")
+		if p.trim {
+			part = strings.TrimSpace(part)
+		}
 		sv.Grow(1)
 		sv.SetLen(sv.Len() + 1)
 		if err := p.parse(part, sv.Index(sv.Len()-1).Addr().UnsafePointer()); err != nil {

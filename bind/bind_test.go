@@ -91,7 +91,7 @@ func TestEverySourceAndType(t *testing.T) {
 		Org: "acme", ID: 99, S: "a b!", B: true, I: -1, I8: -8, I16: 16, I32: 32, U: 1, U8: 8, U16: 16, U32: 32, U64: 64,
 		F32: 1.5, F64: -2.25, T: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), Day: time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC),
 		D: 90 * time.Second, Addr: netip.MustParseAddr("10.0.0.1"), Level: 2, Tags: []string{"a", "b", "c"}, Nums: []int{1, 2, 3},
-		Limit: 20, Sort: []string{"name", "id"}, Auth: "Bearer x", Accept: []string{"a/b", " c/d", "e/f"}, Theme: "dark", Session: 42,
+		Limit: 20, Sort: []string{"name", "id"}, Auth: "Bearer x", Accept: []string{"a/b", "c/d", "e/f"}, Theme: "dark", Session: 42,
 	}
 	if in.P == nil || *in.P != 7 || in.Retries == nil || *in.Retries != 3 {
 		t.Fatalf("pointers: %v %v", in.P, in.Retries)

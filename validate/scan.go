@@ -112,12 +112,19 @@ type jscan struct {
 
 func scanOK(n *scanNode, data []byte) bool {
 	s := jscan{data: data, ok: true}
+	if s.peek() == 'n' {
+		return false // a null body where properties are required
+	}
 	s.value(n)
 	return s.ok
 }
 
 func scanCollect(n *scanNode, data []byte, c *collector) {
 	s := jscan{data: data, ok: true, c: c}
+	if s.peek() == 'n' {
+		c.add("expected a value, not null", nil)
+		return
+	}
 	s.value(n)
 }
 
