@@ -230,7 +230,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 				return nil, errf(f, "default %q: %v", d, err)
 			}
 		}
-		sch, err := cfg.Registry.FieldSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: ft, Tag: f.Tag, Struct: f})
+		sch, err := paramSchema(cfg.Registry, &schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: ft, Tag: f.Tag, Struct: f})
 		if err != nil {
 			return nil, errf(f, "%v", err)
 		}
@@ -278,6 +278,30 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 		}
 	}
 	return b, nil
+}
+
+// paramSchema is the field's schema as the text of a parameter: as in JSON,
+// except for the types whose text form differs from their JSON form.
+func paramSchema(reg *schema.Registry, f *schema.Field) (*schema.Schema, error) {
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var s *schema.Schema
+	switch {
+	case t == durationType:
+		s = &schema.Schema{Type: schema.TypeString, Description: "a duration such as 1m30s or 250ms", Examples: []any{"1m30s"}}
+	case t == bytesType:
+		s = &schema.Schema{Type: schema.TypeString}
+	case t.Kind() == reflect.Slice && t.Elem() == durationType:
+		s = &schema.Schema{Type: schema.TypeArray, Items: &schema.Schema{Type: schema.TypeString, Description: "a duration such as 1m30s"}}
+	default:
+		return reg.FieldSchema(f)
+	}
+	if err := schema.Apply(s, f.Type, f.Tag); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Defaults sets every parameter that has a default in *ptr to it and

@@ -405,3 +405,24 @@ func TestDescription(t *testing.T) {
 }
 
 var _ = http.MethodGet
+
+func TestDurationAndBytesParameters(t *testing.T) {
+	type in struct {
+		Wait time.Duration `query:"wait" default:"1m30s"`
+		Raw  []byte        `query:"raw"`
+	}
+	b := compile(t, reflect.TypeFor[in](), "GET", "/")
+	var v in
+	var st State
+	if prob := b.Bind(httptest.NewRequest("GET", "/?raw=abc", nil), nil, &v, &st); prob != nil {
+		t.Fatal(prob)
+	}
+	if v.Wait != 90*time.Second || string(v.Raw) != "abc" {
+		t.Errorf("%+v", v)
+	}
+	for _, p := range b.Parameters {
+		if p.Schema.Type != "string" || p.Schema.ContentEncoding != "" {
+			t.Errorf("%s: schema %+v", p.Name, p.Schema)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Keywords lists the struct tags that Apply reads, in the order it reads
@@ -134,6 +135,13 @@ func ParseValue(t reflect.Type, v string) (any, error) {
 		t = t.Elem()
 	}
 	if t == timeType || implements(t, textUnmarshalType) {
+		return v, nil
+	}
+	if t == durationType {
+		// As a parameter's text ("1m30s"); a body's JSON has nanoseconds.
+		if _, err := time.ParseDuration(v); err != nil {
+			return nil, err
+		}
 		return v, nil
 	}
 	switch t.Kind() {
