@@ -205,9 +205,18 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 	for _, p := range peers.All() {
 		meta.Peers = append(meta.Peers, p.Name)
 	}
-	cmd := "make bench   # = cd bench && go run ./cmd/report -count " + fmt.Sprint(count)
-	if quick {
+	cmd := "cd bench && go run ./cmd/report -count " + fmt.Sprint(count)
+	if benchtime != "" {
+		cmd += " -benchtime " + benchtime
+	}
+	if bench != "." {
+		cmd += " -bench '" + bench + "'"
+	}
+	switch {
+	case quick:
 		cmd = "make bench-quick   # = cd bench && go run ./cmd/report -quick"
+	case count == 6 && benchtime == "" && bench == ".":
+		cmd = "make bench   # = " + cmd
 	}
 	meta.Commands = []string{
 		cmd,
