@@ -3,7 +3,7 @@
 
 # The example service, with its docs page.
 run:
-	go run ./examples/hello
+	go run ./examples/petstore
 
 # Everything CI checks: formatting, vet, the race-enabled tests of the root
 # module and of the bench module (whose correctness check runs in quick mode).
