@@ -120,8 +120,6 @@ func Write(w http.ResponseWriter, p *Details) {
 	h := w.Header()
 	h["Content-Type"] = []string{ContentType}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	h.Del("Etag")
-	h.Del("Last-Modified")
 	w.WriteHeader(p.Status)
 	w.Write(body) //nolint:errcheck // the client went away; nothing to do
 }
