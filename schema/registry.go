@@ -275,7 +275,7 @@ func TypeName(t reflect.Type) string {
 		if i := strings.LastIndexByte(tok, '.'); i >= 0 {
 			tok = tok[i+1:]
 		}
-		b.WriteString(exportName(tok))
+		b.WriteString(exportName(pkgName(tok))) // letters and digits only
 	}
 	return b.String()
 }

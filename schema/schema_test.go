@@ -231,3 +231,21 @@ func TestProviderAndTextTypes(t *testing.T) {
 		t.Errorf("float: %s", got)
 	}
 }
+
+func TestGenericNamesAreValidComponentNames(t *testing.T) {
+	type pair[A, B any] struct {
+		First  A `json:"first"`
+		Second B `json:"second"`
+	}
+	r := NewRegistry("")
+	if _, err := r.Schema(reflect.TypeFor[pair[map[string]int, struct{ X int }]]()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range r.Names() {
+		for _, c := range name {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				t.Errorf("name %q has %q", name, c)
+			}
+		}
+	}
+}
