@@ -64,7 +64,9 @@ func main() {
 		outFile = filepath.Join(resultsDir, "BENCHMARKS.md")
 	}
 	if *out != "" {
+		// A report written elsewhere keeps its charts beside it.
 		outFile = *out
+		chartDir, chartRel = filepath.Join(filepath.Dir(outFile), "charts"), "charts"
 	}
 	for _, d := range []string{resultsDir, chartDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -175,7 +177,10 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 	}
 	log.Printf("  %d cells cannot be measured (lacking, pending or wrong: see the report), %d answer wrongly", len(status), wrong)
 
-	args := []string{"test", "-run", "^$", "-bench", bench, "-benchmem", "-timeout", "0", "-count", fmt.Sprint(count)}
+	// Each round runs every benchmark once; count rounds give count runs
+	// of each, interleaved, so that a burst of load on a shared machine
+	// spreads over every peer instead of landing on one peer's runs.
+	args := []string{"test", "-run", "^$", "-bench", bench, "-benchmem", "-timeout", "0", "-count", "1"}
 	if benchtime != "" {
 		args = append(args, "-benchtime", benchtime)
 	}
@@ -221,7 +226,7 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 	meta.Commands = []string{
 		cmd,
 		"# which runs, in bench/:",
-		"go " + strings.Join(args, " ") + " | tee " + filepath.ToSlash(raw),
+		fmt.Sprintf("for round in $(seq %d); do go %s; done | tee %s", count, strings.Join(quoteArgs(args), " "), filepath.ToSlash(raw)),
 		"make bench-e2e   # = cd bench && go run ./cmd/report -e2e (end to end under wrk)",
 	}
 	if err := report.WriteJSON(strings.TrimSuffix(raw, ".txt")+".json", meta); err != nil {
@@ -235,41 +240,55 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 	defer f.Close()
 	fmt.Fprintf(f, "vane-commit: %s\ngo: %s\n", meta.VaneCommit, meta.GoVersion)
 
-	log.Printf("running %d benchmark runs: go %s", total, strings.Join(args, " "))
-	c := exec.Command("go", args...)
-	c.Stderr = os.Stderr
-	pipe, err := c.StdoutPipe()
-	if err != nil {
-		return "", meta, err
-	}
-	if err := c.Start(); err != nil {
-		return "", meta, err
-	}
+	log.Printf("running %d benchmark runs in %d rounds of: go %s", total, count, strings.Join(args, " "))
 	done := 0
 	timed := time.Now()
 	tty := isTerminal(os.Stderr)
 	lastShown := time.Time{}
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		fmt.Fprintln(f, line)
-		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "ns/op") {
-			done++
-			if tty || time.Since(lastShown) > 15*time.Second || done == total {
-				progress(os.Stderr, tty, done, total, time.Since(timed), strings.Fields(line)[0])
-				lastShown = time.Now()
+	for round := 1; round <= count; round++ {
+		c := exec.Command("go", args...)
+		c.Stderr = os.Stderr
+		pipe, err := c.StdoutPipe()
+		if err != nil {
+			return "", meta, err
+		}
+		if err := c.Start(); err != nil {
+			return "", meta, err
+		}
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(f, line)
+			if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "ns/op") {
+				done++
+				if tty || time.Since(lastShown) > 15*time.Second || done == total {
+					progress(os.Stderr, tty, done, total, time.Since(timed), fmt.Sprintf("round %d/%d %s", round, count, strings.Fields(line)[0]))
+					lastShown = time.Now()
+				}
+			} else if strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "panic") {
+				fmt.Fprintln(os.Stderr, "\n"+line)
 			}
-		} else if strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "panic") {
-			fmt.Fprintln(os.Stderr, "\n"+line)
+		}
+		if err := c.Wait(); err != nil {
+			return raw, meta, fmt.Errorf("go test: %v (raw output kept in %s)", err, raw)
 		}
 	}
 	fmt.Fprintln(os.Stderr)
-	if err := c.Wait(); err != nil {
-		return raw, meta, fmt.Errorf("go test: %v (raw output kept in %s)", err, raw)
-	}
 	log.Printf("%d runs in %s; raw output in %s", done, time.Since(start).Round(time.Second), raw)
 	return raw, meta, nil
+}
+
+// quoteArgs quotes for a shell the arguments that need it.
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "^$|*()[] ") {
+			a = "'" + a + "'"
+		}
+		out[i] = a
+	}
+	return out
 }
 
 func isTerminal(f *os.File) bool {
@@ -288,8 +307,8 @@ func progress(w io.Writer, tty bool, done, total int, elapsed time.Duration, nam
 	if total > 0 {
 		pct = 100 * done / total
 	}
-	if len(name) > 60 {
-		name = name[:60]
+	if len(name) > 72 {
+		name = name[:72]
 	}
 	start, end := "\r\033[K", ""
 	if !tty {
