@@ -139,6 +139,18 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s (raw output: %s)", outFile, raw)
+	// vane answering wrongly fails the run (CI's quick mode relies on it);
+	// a peer answering wrongly is only reported.
+	failed := false
+	for k, st := range meta.Status {
+		if st.State == report.StateWrong && strings.HasSuffix(k, "/vane") {
+			log.Printf("vane answers %s wrongly: %s", k, st.Reason)
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
 }
 
 func splitList(s string) []string {
