@@ -434,7 +434,11 @@ func (r *Report) caseTable(b *strings.Builder, c Category, cs string, cols []str
 			}
 			continue
 		}
-		fmt.Fprintf(b, "| %s |", p)
+		label := p
+		if note := r.Meta.Notes[k.String()]; note != "" {
+			label += r.notes.ref(note)
+		}
+		fmt.Fprintf(b, "| %s |", label)
 		for _, u := range units {
 			s, _ := r.Data.Stat(k, u)
 			text := Thousands(s.Center)

@@ -20,6 +20,7 @@ type Meta struct {
 	Versions   []Version
 	Peers      []string          // column order
 	Status     map[string]Status // by Key.String(); a missing key means measured
+	Notes      map[string]string // by Key.String(): a footnote on a measured cell
 	RawFile    string            // the raw go test output, relative to bench/
 }
 

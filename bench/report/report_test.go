@@ -125,6 +125,7 @@ func TestRenderSaysWhereVaneLoses(t *testing.T) {
 			"Micro/Param/gorilla-mux":      {StateWrong, "GET /user/gordon: param name = \"\""},
 			"Typed/Greeting/gorilla-mux":   {StateSkip, "not part of this workload"},
 		},
+		Notes: map[string]string{"Micro/Param/chi": "chi note"},
 	}
 	dir := t.TempDir()
 	rep := &Report{Data: d, Meta: meta, ChartDir: dir, ChartRel: "charts"}
@@ -139,14 +140,15 @@ func TestRenderSaysWhereVaneLoses(t *testing.T) {
 		"- Micro Param: **gin** wins; vane is 2.00× slower.",
 		"Param: **vane loses this row**: gin wins, vane is 2.00× slower.",
 		"Param20: vane wins.",
-		"—[^1]",                               // huma cannot express
-		"[^1]: huma has no raw routing",       // its footnote, once
-		"pending[^",                           // vane's typed cell
-		"✗ wrong[^",                           // gorilla-mux answered wrongly
-		"| chi | 200 ± 1% | 20 | 0 | 2.00× |", // a category row with spread and ratio
+		"—[^1]",                                   // huma cannot express
+		"[^1]: huma has no raw routing",           // its footnote, once
+		"pending[^",                               // vane's typed cell
+		"✗ wrong[^",                               // gorilla-mux answered wrongly
+		"| chi[^5] | 200 ± 1% | 20 | 0 | 2.00× |", // a category row with its note, spread and ratio
 		"![Micro benchmarks](charts/micro.svg)",
 		"pending: no end-to-end run recorded yet",
 		"### Typed overhead",
+
 		"| Typed Greeting |  |  |  | 5,000 ns | 3,000 ns | 1.67× |",
 	} {
 		if !strings.Contains(md, want) {

@@ -106,6 +106,9 @@ func main() {
 		if err := report.ReadJSON(strings.TrimSuffix(raw, ".txt")+".json", &meta); err != nil {
 			log.Fatalf("%s has no metadata beside it: %v", raw, err)
 		}
+		if meta.Notes == nil { // kept by runs before notes were recorded
+			meta.Notes = notes()
+		}
 	}
 
 	data := &report.Data{Samples: map[report.Key]map[string][]float64{}, Config: map[string]string{}}
@@ -219,6 +222,7 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 		Status:     status,
 		RawFile:    filepath.ToSlash(raw),
 	}
+	meta.Notes = notes()
 	for _, p := range peers.All() {
 		meta.Peers = append(meta.Peers, p.Name)
 	}
@@ -345,6 +349,19 @@ func countBenchmarks(bench string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// notes are the footnotes on measured cells (Peer.Notes), by cell.
+func notes() map[string]string {
+	ns := map[string]string{}
+	for _, p := range peers.All() {
+		for _, c := range peers.Cases() {
+			if note := p.Notes[c.Workload]; note != "" {
+				ns[report.Key{Category: c.Category, Case: c.Name, Peer: p.Name}.String()] = note
+			}
+		}
+	}
+	return ns
 }
 
 // statuses checks every case on every peer, as TestCorrectness does, and
