@@ -417,7 +417,7 @@ const (
 type outHeader struct {
 	name   string // canonical
 	offset uintptr
-	format func(p unsafe.Pointer, buf []byte) (string, bool) // the value, and whether to send it
+	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
 	multi  bool                                              // a []string: one header line per element
 }
 
@@ -507,22 +507,22 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 	t := f.Type
 	switch {
 	case t == timeType:
-		h.format = func(p unsafe.Pointer, buf []byte) (string, bool) {
+		h.format = func(p unsafe.Pointer) (string, bool) {
 			tm := *(*time.Time)(p)
 			if tm.IsZero() {
 				return "", false
 			}
-			return string(tm.UTC().AppendFormat(buf, http.TimeFormat)), true
+			return tm.UTC().Format(http.TimeFormat), true
 		}
 	case t.Kind() == reflect.String:
-		h.format = func(p unsafe.Pointer, _ []byte) (string, bool) {
+		h.format = func(p unsafe.Pointer) (string, bool) {
 			s := *(*string)(p)
 			return s, s != ""
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		h.multi = true
 	case t.Implements(textMarshalerType) || t.Implements(stringerType):
-		h.format = func(p unsafe.Pointer, _ []byte) (string, bool) {
+		h.format = func(p unsafe.Pointer) (string, bool) {
 			v := reflect.NewAt(t, p).Elem()
 			if v.IsZero() {
 				return "", false
@@ -537,7 +537,7 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 		switch t.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			k := t.Kind()
-			h.format = func(p unsafe.Pointer, buf []byte) (string, bool) {
+			h.format = func(p unsafe.Pointer) (string, bool) {
 				var v int64
 				switch k {
 				case reflect.Int:
@@ -554,15 +554,15 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 				return strconv.FormatInt(v, 10), true
 			}
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			h.format = func(p unsafe.Pointer, _ []byte) (string, bool) {
+			h.format = func(p unsafe.Pointer) (string, bool) {
 				return strconv.FormatUint(reflect.NewAt(t, p).Elem().Uint(), 10), true
 			}
 		case reflect.Bool:
-			h.format = func(p unsafe.Pointer, _ []byte) (string, bool) {
+			h.format = func(p unsafe.Pointer) (string, bool) {
 				return strconv.FormatBool(*(*bool)(p)), true
 			}
 		case reflect.Float32, reflect.Float64:
-			h.format = func(p unsafe.Pointer, _ []byte) (string, bool) {
+			h.format = func(p unsafe.Pointer) (string, bool) {
 				return strconv.FormatFloat(reflect.NewAt(t, p).Elem().Float(), 'g', -1, 64), true
 			}
 		default:
@@ -579,7 +579,6 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
 		vals := make([]string, len(o.headers))
-		var buf [64]byte
 		for i := range o.headers {
 			h := &o.headers[i]
 			fp := unsafe.Add(p, h.offset)
@@ -589,7 +588,7 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 				}
 				continue
 			}
-			if v, ok := h.format(fp, buf[:0]); ok {
+			if v, ok := h.format(fp); ok {
 				vals[i] = v
 				hdr[h.name] = vals[i : i+1 : i+1]
 			}

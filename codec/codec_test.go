@@ -91,3 +91,23 @@ func TestFuzzishInputsNeverPanic(t *testing.T) {
 		_ = JSON.Unmarshal([]byte(in), &s)
 	}
 }
+
+// The body buffer is pooled and has room to spare: go-json then decodes in
+// place, and its strings must still not point into the buffer.
+func TestDecodedStringsDoNotAliasPooledBuffers(t *testing.T) {
+	type s struct {
+		A string `json:"a"`
+	}
+	var x s
+	buf := make([]byte, 0, 4096)
+	buf = append(buf, `{"a":"first-value"}`...)
+	if err := JSON.Unmarshal(buf, &x); err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		buf[i] = 'X'
+	}
+	if x.A != "first-value" {
+		t.Fatalf("decoded string changed with its buffer: %q", x.A)
+	}
+}
