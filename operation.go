@@ -418,7 +418,7 @@ type outHeader struct {
 	name   string // canonical
 	offset uintptr
 	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
-	multi  bool                                              // a []string: one header line per element
+	multi  bool                                  // a []string: one header line per element
 }
 
 var (
