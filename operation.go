@@ -198,6 +198,7 @@ type typedHandler[I, O any] struct {
 	status    int
 	desc      *operation.Description
 	noRules   bool              // the validator checks nothing
+	hasBody   bool              // the input has a JSON Body field
 	free      atomic.Pointer[I] // a zeroed input, tried before pool
 	pool      sync.Pool         // more zeroed inputs, for concurrent requests
 }
@@ -259,7 +260,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, noRules: v.Empty()}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, noRules: v.Empty(), hasBody: b.RequestBody != nil}
 	return th, d, nil
 }
 
@@ -324,8 +325,14 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	if prob := h.binder.Bind(req, pathValues(req), in, &st); prob != nil {
 		if prob.Status == http.StatusUnprocessableEntity {
 			// Report the tag rules' failures too, except where a value
-			// did not even parse.
-			errs := h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+			// did not even parse; a body that did not decode is not
+			// checked further.
+			var errs []problem.FieldError
+			if st.RawJSON != nil || !h.hasBody {
+				errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+			} else {
+				errs = h.validator.CheckParams(in, st.Present)
+			}
 			prob.Errors = mergeErrors(prob.Errors, errs)
 		}
 		st.Release()

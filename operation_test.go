@@ -532,3 +532,24 @@ func TestNullBodyIsNotAnObject(t *testing.T) {
 		t.Errorf("%d %s", w.Code, w.Body)
 	}
 }
+
+func TestBodyThatDidNotDecodeIsNotCheckedFurther(t *testing.T) {
+	r := New()
+	type in struct {
+		N    int `query:"n" minimum:"5"`
+		Body struct {
+			Name string `json:"name" minLength:"3"`
+			Age  int    `json:"age"`
+		}
+	}
+	Post(r, "/p", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	w := serve(r, "POST", "/p?n=1", `{"name":"x","age":"old"}`, "Content-Type", "application/json")
+	p := decodeProblem(t, w)
+	var got []string
+	for _, e := range p.Errors {
+		got = append(got, e.Location)
+	}
+	if w.Code != 422 || strings.Join(got, ",") != "body.age,query.n" {
+		t.Errorf("%d %v", w.Code, got)
+	}
+}
