@@ -420,9 +420,7 @@ func TestDurationAndBytesParameters(t *testing.T) {
 	if v.Wait != 90*time.Second || string(v.Raw) != "abc" {
 		t.Errorf("%+v", v)
 	}
-	for _, p := range b.Parameters {
-		if p.Schema.Type != "string" || p.Schema.ContentEncoding != "" {
-			t.Errorf("%s: schema %+v", p.Name, p.Schema)
-		}
+	if p := b.Parameters[1]; p.Schema.Type != "string" || p.Schema.ContentEncoding != "" {
+		t.Errorf("%s: schema %+v", p.Name, p.Schema)
 	}
 }
