@@ -70,6 +70,9 @@ func TestGreeting(t *testing.T) {
 }
 
 func TestGreetingAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
 	h := greetingRouter()
 	req, body := greetingRequest()
 	w := &benchWriter{h: http.Header{}}
@@ -81,9 +84,11 @@ func TestGreetingAllocations(t *testing.T) {
 	if w.status != 200 {
 		t.Fatalf("status %d", w.status)
 	}
-	// The handler itself allocates two (its output and the greeting string).
-	if n > 8 {
-		t.Errorf("%v allocations per request, want at most 8", n)
+	// The target is 8. Today: the handler's own two (its output and the
+	// greeting string), the header values, the Last-Modified text and the
+	// encoded body. More than 5 is a regression to look at.
+	if n > 5 {
+		t.Errorf("%v allocations per request, want at most 5 (target 8)", n)
 	}
 }
 
@@ -552,4 +557,43 @@ func TestBodyThatDidNotDecodeIsNotCheckedFurther(t *testing.T) {
 	if w.Code != 422 || strings.Join(got, ",") != "body.age,query.n" {
 		t.Errorf("%d %v", w.Code, got)
 	}
+}
+
+// TestConcurrentRequestsKeepTheirInputs serves many requests at once
+// through one operation: reused inputs must never mix two requests.
+func TestConcurrentRequestsKeepTheirInputs(t *testing.T) {
+	type in struct {
+		ID   int64    `path:"id"`
+		Tags []string `query:"tag"`
+		Body struct {
+			Echo int64 `json:"echo"`
+		}
+	}
+	type out struct {
+		ID int64 `json:"id"`
+	}
+	r := New()
+	Put(r, "/e/{id}", func(ctx context.Context, in *in) (*out, error) {
+		want := strconv.FormatInt(in.ID, 10)
+		if in.Body.Echo != in.ID || len(in.Tags) != 1 || in.Tags[0] != want {
+			return nil, Error(http.StatusConflict, "mixed input")
+		}
+		return &out{ID: in.ID}, nil
+	})
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				id := strconv.Itoa(g*1000 + i)
+				w := serve(r, "PUT", "/e/"+id+"?tag="+id, `{"echo":`+id+`}`, "Content-Type", "application/json")
+				if w.Code != 200 || w.Body.String() != `{"id":`+id+`}` {
+					t.Errorf("request %s: %d %s", id, w.Code, w.Body)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
 }
