@@ -47,13 +47,9 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 		rb.Content = []operation.Content{{MediaType: "application/octet-stream", Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}}}
 	case isForm(t):
 		bb.kind = bodyForm
-		st := t
-		if st.Kind() == reflect.Pointer {
-			return nil, nil, fmt.Errorf("a form body must be a struct, not a pointer")
-		}
 		sch := &schema.Schema{Type: schema.TypeObject, Properties: map[string]*schema.Schema{}}
-		for i := 0; i < st.NumField(); i++ {
-			ff := st.Field(i)
+		for i := 0; i < t.NumField(); i++ {
+			ff := t.Field(i)
 			name, ok := ff.Tag.Lookup("form")
 			if !ok || !ff.IsExported() {
 				continue
@@ -62,10 +58,8 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 			p.required = ff.Tag.Get("required") == "true"
 			var fs *schema.Schema
 			switch ff.Type {
-			case fileHeaderPtr:
+			case fileHeaderPtr: // p.parse stays nil: a file
 				bb.multipart = true
-				p.slice = nil
-				p.parse = nil
 				fs = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 			case fileHeaderSlice:
 				bb.multipart = true
@@ -93,7 +87,6 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 					return nil, nil, fmt.Errorf("form field %s: %v", ff.Name, err)
 				}
 			}
-			p.bit = 0
 			bb.form = append(bb.form, p)
 			sch.Properties[name] = fs
 			sch.PropertyOrder = append(sch.PropertyOrder, name)
