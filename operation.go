@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,6 +208,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if op.Method == "" || op.Path == "" {
 		return nil, nil, fmt.Errorf("Register: Op needs a Method and a Path (got %q %q)", op.Method, op.Path)
 	}
+	op.Method = strings.ToUpper(op.Method)
 	set := settingsOf(r.mux)
 	full := r.fullPattern(op.Path)
 	names, err := patternParams(full)

@@ -597,3 +597,14 @@ func TestConcurrentRequestsKeepTheirInputs(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestMethodIsUpperCased(t *testing.T) {
+	r := New()
+	Register(r, Op{Method: "post", Path: "/m"}, func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil })
+	if w := serve(r, "POST", "/m", ""); w.Code != 200 {
+		t.Errorf("%d", w.Code)
+	}
+	if d := r.Operations()[0]; d.Method != "POST" || d.ID != "post-m" {
+		t.Errorf("%s %s", d.Method, d.ID)
+	}
+}
