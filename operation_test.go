@@ -608,3 +608,41 @@ func TestMethodIsUpperCased(t *testing.T) {
 		t.Errorf("%s %s", d.Method, d.ID)
 	}
 }
+
+type Paging struct {
+	Limit  int    `query:"limit" default:"20" maximum:"50"`
+	Cursor string `query:"cursor"`
+}
+
+type tenant struct {
+	Org string `path:"org"`
+}
+
+func TestEmbeddedInputStructs(t *testing.T) {
+	type in struct {
+		tenant
+		Paging
+		Tag string `query:"tag"`
+	}
+	type out struct {
+		Org    string `json:"org"`
+		Limit  int    `json:"limit"`
+		Cursor string `json:"cursor"`
+		Tag    string `json:"tag"`
+	}
+	r := New()
+	Get(r, "/orgs/{org}/items", func(ctx context.Context, in *in) (*out, error) {
+		return &out{in.Org, in.Limit, in.Cursor, in.Tag}, nil
+	})
+	w := serve(r, "GET", "/orgs/acme/items?cursor=c1&tag=t", "")
+	if w.Code != 200 || w.Body.String() != `{"org":"acme","limit":20,"cursor":"c1","tag":"t"}` {
+		t.Errorf("%d %s", w.Code, w.Body)
+	}
+	w = serve(r, "GET", "/orgs/acme/items?limit=99", "")
+	if p := decodeProblem(t, w); w.Code != 422 || p.Errors[0].Location != "query.limit" {
+		t.Errorf("%d %s", w.Code, w.Body)
+	}
+	if d := r.Operations()[0]; len(d.Parameters) != 4 {
+		t.Errorf("parameters: %+v", d.Parameters)
+	}
+}

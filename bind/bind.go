@@ -174,8 +174,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	}
 	seenPath := make([]bool, len(cfg.PathParams))
 	nparam := 0
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+	for _, f := range operation.InputFields(t) {
 		if !f.IsExported() {
 			continue
 		}

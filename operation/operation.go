@@ -166,3 +166,49 @@ func (d *Description) Response(status int) *Response {
 	}
 	return nil
 }
+
+// InputFields returns the fields of input struct type t in the order
+// binding and validation number them: t's fields in order, with the
+// fields of embedded structs (not pointers) in their place, so that shared
+// parameters can live in a struct of their own:
+//
+//	type Paging struct {
+//	    Limit  int `query:"limit" default:"20"`
+//	    Cursor string `query:"cursor"`
+//	}
+//	type ListItems struct {
+//	    Paging
+//	    Tag string `query:"tag"`
+//	}
+//
+// Each field's Offset is from the start of t and its Index is the full
+// path for reflect.Value.FieldByIndex. An embedded struct with a source
+// tag of its own (path, query, header, cookie) or named Body is a field,
+// not flattened.
+func InputFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	var walk func(t reflect.Type, base uintptr, index []int)
+	walk = func(t reflect.Type, base uintptr, index []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			f.Offset += base
+			f.Index = append(append([]int(nil), index...), i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Name != "Body" && !hasSource(f.Tag) {
+				walk(f.Type, f.Offset, f.Index)
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	walk(t, 0, nil)
+	return out
+}
+
+func hasSource(tag reflect.StructTag) bool {
+	for _, src := range []string{InPath, InQuery, InHeader, InCookie} {
+		if _, ok := tag.Lookup(src); ok {
+			return true
+		}
+	}
+	return false
+}

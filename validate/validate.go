@@ -25,6 +25,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
@@ -81,8 +82,7 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 	s := &structNode{}
 	v := &Validator{typ: t, bodyLoc: "body"}
 	nparam := 0
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
+	for _, sf := range operation.InputFields(t) {
 		if !sf.IsExported() {
 			continue
 		}
