@@ -646,3 +646,23 @@ func TestEmbeddedInputStructs(t *testing.T) {
 		t.Errorf("parameters: %+v", d.Parameters)
 	}
 }
+
+func TestFormFieldsAbsentAreNotValidated(t *testing.T) {
+	type in struct {
+		Body struct {
+			Name  string `form:"name" required:"true" minLength:"2"`
+			Email string `form:"email" format:"email"`
+		}
+	}
+	r := New()
+	Post(r, "/f", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	ct := "application/x-www-form-urlencoded"
+	if w := serve(r, "POST", "/f", "name=ann", "Content-Type", ct); w.Code != 200 {
+		t.Errorf("absent optional field: %d %s", w.Code, w.Body)
+	}
+	w := serve(r, "POST", "/f", "name=a&email=nope", "Content-Type", ct)
+	p := decodeProblem(t, w)
+	if w.Code != 422 || len(p.Errors) != 2 || p.Errors[0].Location != "body.name" || p.Errors[1].Location != "body.email" {
+		t.Errorf("%d %s", w.Code, w.Body)
+	}
+}

@@ -45,7 +45,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 	case t == readerType || t == readCloserType:
 		bb.kind, bb.accept, bb.required = bodyReader, "any", false
 		rb.Content = []operation.Content{{MediaType: "application/octet-stream", Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}}}
-	case isForm(t):
+	case operation.IsForm(t):
 		bb.kind = bodyForm
 		sch := &schema.Schema{Type: schema.TypeObject, Properties: map[string]*schema.Schema{}}
 		for i := 0; i < t.NumField(); i++ {
@@ -113,19 +113,6 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 	}
 	rb.Required = bb.required
 	return bb, rb, nil
-}
-
-// isForm reports a struct with at least one `form` tag.
-func isForm(t reflect.Type) bool {
-	if t.Kind() != reflect.Struct {
-		return false
-	}
-	for i := 0; i < t.NumField(); i++ {
-		if _, ok := t.Field(i).Tag.Lookup("form"); ok {
-			return true
-		}
-	}
-	return false
 }
 
 func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *problem.Details {

@@ -212,3 +212,18 @@ func hasSource(tag reflect.StructTag) bool {
 	}
 	return false
 }
+
+// IsForm reports whether a Body type is a form: a struct with at least one
+// field tagged `form:"name"`, bound from application/x-www-form-urlencoded
+// or multipart/form-data rather than JSON.
+func IsForm(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if _, ok := t.Field(i).Tag.Lookup("form"); ok {
+			return true
+		}
+	}
+	return false
+}

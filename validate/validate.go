@@ -100,12 +100,17 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 		if loc == "" {
 			continue
 		}
-		f := schema.Field{Name: sf.Name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
-		fs, err := c.reg.FieldSchema(&f)
-		if err != nil {
-			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
+		var n node
+		var err error
+		if loc == "body" && operation.IsForm(sf.Type) {
+			n, err = c.form(sf.Type)
+		} else {
+			f := schema.Field{Name: sf.Name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
+			var fs *schema.Schema
+			if fs, err = c.reg.FieldSchema(&f); err == nil {
+				n, err = c.compile(sf.Type, fs)
+			}
 		}
-		n, err := c.compile(sf.Type, fs)
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
 		}
@@ -125,6 +130,36 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 		v.root = s
 	}
 	return v.finish()
+}
+
+// form compiles a form body: its fields are named by their form tags and,
+// like parameters, a field left at its zero value was absent and is not
+// checked (the binder reports missing required ones).
+func (c *compiler) form(t reflect.Type) (node, error) {
+	s := &structNode{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, ok := sf.Tag.Lookup("form")
+		if !ok || !sf.IsExported() {
+			continue
+		}
+		f := schema.Field{Name: name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
+		fs, err := c.reg.FieldSchema(&f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.Name, err)
+		}
+		n, err := c.compile(sf.Type, fs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.Name, err)
+		}
+		if n != nil {
+			s.fields = append(s.fields, fieldNode{offset: sf.Offset, name: name, n: n, omit: sf.Type.Kind()})
+		}
+	}
+	if len(s.fields) == 0 {
+		return nil, nil
+	}
+	return s, nil
 }
 
 func (v *Validator) finish() (*Validator, error) {
