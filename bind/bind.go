@@ -178,13 +178,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 		if !f.IsExported() {
 			continue
 		}
-		in, name := "", ""
-		for _, src := range []string{"path", "query", "header", "cookie"} {
-			if v, ok := f.Tag.Lookup(src); ok {
-				in, name = src, v
-				break
-			}
-		}
+		in, name, _ := operation.Source(f.Tag)
 		if in == "" {
 			if f.Name == "Body" {
 				if cfg.Method == http.MethodGet || cfg.Method == http.MethodHead {

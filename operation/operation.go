@@ -205,12 +205,20 @@ func InputFields(t reflect.Type) []reflect.StructField {
 }
 
 func hasSource(tag reflect.StructTag) bool {
-	for _, src := range []string{InPath, InQuery, InHeader, InCookie} {
-		if _, ok := tag.Lookup(src); ok {
-			return true
+	_, _, ok := Source(tag)
+	return ok
+}
+
+// Source returns where an input field's value comes from, by its tag:
+// in is InPath, InQuery, InHeader or InCookie (the first of these tags
+// present) and name the parameter's name; ok is false for none.
+func Source(tag reflect.StructTag) (in, name string, ok bool) {
+	for _, src := range [...]string{InPath, InQuery, InHeader, InCookie} {
+		if v, found := tag.Lookup(src); found {
+			return src, v, true
 		}
 	}
-	return false
+	return "", "", false
 }
 
 // IsForm reports whether a Body type is a form: a struct with at least one

@@ -49,8 +49,6 @@ type Validator struct {
 	checker bool           // *T implements Checker
 }
 
-// Source tags of an input struct's fields, in the order Input reads them.
-var sources = []string{"path", "query", "header", "cookie"}
 
 // Compile returns a validator for values of type t, a body type: locations
 // start at root ("body"), required properties are checked on the raw JSON
@@ -87,11 +85,8 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			continue
 		}
 		loc := ""
-		for _, src := range sources {
-			if name, ok := sf.Tag.Lookup(src); ok {
-				loc = src + "." + name
-				break
-			}
+		if in, name, ok := operation.Source(sf.Tag); ok {
+			loc = in + "." + name
 		}
 		if sf.Name == "Body" && loc == "" {
 			loc = "body"
