@@ -49,7 +49,6 @@ type Validator struct {
 	checker bool           // *T implements Checker
 }
 
-
 // Compile returns a validator for values of type t, a body type: locations
 // start at root ("body"), required properties are checked on the raw JSON
 // passed to Validate. reg provides the field schemas and receives the named
