@@ -482,7 +482,7 @@ func compileOutput(t reflect.Type, reg *schema.Registry) (*output, error) {
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %v", f.Name, err)
 			}
-			if f.Type == timeType {
+			if f.Type == timeType || f.Type == reflect.PointerTo(timeType) {
 				hs = &schema.Schema{Type: schema.TypeString, Description: hs.Description, Examples: []any{"Wed, 21 Oct 2015 07:28:00 GMT"}}
 			}
 			o.headerDocs = append(o.headerDocs, operation.Header{Name: h.name, Description: f.Tag.Get("doc"), Schema: hs, Field: f.Name})
@@ -514,6 +514,23 @@ func (o *output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) erro
 func headerWriter(f reflect.StructField) (outHeader, error) {
 	h := outHeader{offset: f.Offset}
 	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		// A nil pointer sends no header; otherwise the value's.
+		ef := f
+		ef.Type, ef.Offset = t.Elem(), 0
+		elem, err := headerWriter(ef)
+		if err != nil || elem.multi {
+			return h, fmt.Errorf("type %v cannot be a response header", t)
+		}
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			q := *(*unsafe.Pointer)(p)
+			if q == nil {
+				return "", false
+			}
+			return elem.format(q)
+		}
+		return h, nil
+	}
 	switch {
 	case t == timeType:
 		h.format = func(p unsafe.Pointer) (string, bool) {

@@ -238,8 +238,10 @@ func TestOutputs(t *testing.T) {
 	}
 	type created struct {
 		Status   int
-		Location string `header:"Location"`
-		Count    int    `header:"X-Count"`
+		Location string     `header:"Location"`
+		Count    int        `header:"X-Count"`
+		Cache    *int       `header:"X-Cache-Age"`
+		Expires  *time.Time `header:"Expires"`
 		Vary     []string
 		Links    []string `header:"Link"`
 		Body     item
@@ -255,7 +257,8 @@ func TestOutputs(t *testing.T) {
 	Get(r, "/item", func(ctx context.Context, in *empty) (*item, error) { return &item{1, "a"}, nil })
 	Get(r, "/none", func(ctx context.Context, in *empty) (*item, error) { return nil, nil })
 	Post(r, "/items", func(ctx context.Context, in *empty) (*created, error) {
-		return &created{Location: "/items/2", Count: 3, Links: []string{"<a>", "<b>"}, Body: item{2, "b"}}, nil
+		age := 60
+		return &created{Location: "/items/2", Count: 3, Cache: &age, Links: []string{"<a>", "<b>"}, Body: item{2, "b"}}, nil
 	}, func(op *Op) { op.Responses = map[int]string{201: "created"} })
 	Post(r, "/accept", func(ctx context.Context, in *empty) (*created, error) {
 		return &created{Status: http.StatusAccepted}, nil
@@ -282,7 +285,7 @@ func TestOutputs(t *testing.T) {
 	}
 	check("GET", "/item", 200, `{"id":1,"name":"a"}`, "Content-Type", "application/json")
 	check("GET", "/none", 204, "")
-	check("POST", "/items", 201, `{"id":2,"name":"b"}`, "Location", "/items/2", "X-Count", "3", "Link", "<a>|<b>")
+	check("POST", "/items", 201, `{"id":2,"name":"b"}`, "Location", "/items/2", "X-Count", "3", "Link", "<a>|<b>", "X-Cache-Age", "60", "Expires", "")
 	check("POST", "/accept", 202, `{"id":0,"name":""}`, "Location", "")
 	check("GET", "/file", 200, "a,b\n", "Content-Type", "text/csv")
 	check("GET", "/stream", 200, "streamed", "Content-Type", "application/octet-stream")
