@@ -9,12 +9,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -97,7 +99,14 @@ func Run(o Options) (*report.E2E, error) {
 			"import fastapi, uvicorn; print('FastAPI %s and uvicorn %s (2 workers, from PyPI)' % (fastapi.__version__, uvicorn.__version__))").Output()
 		res.Versions = strings.TrimSpace(string(out)) + "; Go servers run with GOMAXPROCS = the machine's cores; fiber v3 on its own fasthttp server."
 	}
+	// An interrupt stops the server being measured (it runs in its own
+	// process group, out of the terminal's reach) before the run ends.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
 	for _, s := range Servers(serveBin, venv) {
+		if ctx.Err() != nil {
+			return res, errors.New("interrupted: every server stopped")
+		}
 		if len(o.Only) > 0 && !contains(o.Only, s.Name) {
 			continue
 		}
@@ -109,7 +118,7 @@ func Run(o Options) (*report.E2E, error) {
 			r.Status, r.Reason = "failed", "FastAPI could not be installed: "+fastapiErr.Error()
 		default:
 			logf("%s: starting", s.Name)
-			r = measure(s, wrk, o, filepath.Join(o.Dir, "e2e-"+stamp.Format("20060102-150405")+"-"+safe(s.Name)+".txt"), logf)
+			r = measure(ctx, s, wrk, o, filepath.Join(o.Dir, "e2e-"+stamp.Format("20060102-150405")+"-"+safe(s.Name)+".txt"), logf)
 		}
 		if r.Status == "ok" {
 			logf("%s: %.0f req/s, avg %.3f ms, p99 %.3f ms, %d errors", s.Name, r.ReqPerSec, r.AvgMs, r.P99Ms, r.Errors)
@@ -133,7 +142,7 @@ func contains(xs []string, x string) bool {
 func safe(name string) string { return strings.NewReplacer("/", "-", " ", "-").Replace(name) }
 
 // measure runs one server: start, check, warm up, load, stop.
-func measure(s Server, wrk string, o Options, rawFile string, logf func(string, ...any)) report.E2EResult {
+func measure(ctx context.Context, s Server, wrk string, o Options, rawFile string, logf func(string, ...any)) report.E2EResult {
 	r := report.E2EResult{Name: s.Name, Status: "failed"}
 	addr, err := freeAddr()
 	if err != nil {
@@ -152,7 +161,7 @@ func measure(s Server, wrk string, o Options, rawFile string, logf func(string, 
 	defer stop(cmd)
 
 	url := "http://" + addr + Path
-	if err := waitReady(url, 30*time.Second); err != nil {
+	if err := waitReady(ctx, url, 30*time.Second); err != nil {
 		r.Reason = fmt.Sprintf("did not answer: %v %s", err, lastLine(stderr.String()))
 		return r
 	}
@@ -168,12 +177,12 @@ func measure(s Server, wrk string, o Options, rawFile string, logf func(string, 
 		return append(a, url)
 	}
 	logf("%s: warming up for %s", s.Name, o.Warmup)
-	if _, err := runBounded(wrk, args(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
+	if _, err := runBounded(ctx, wrk, args(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
 		r.Reason = "warm-up: " + err.Error()
 		return r
 	}
 	logf("%s: measuring for %s", s.Name, o.Duration)
-	out, err := runBounded(wrk, args(o.Duration, true), o.Duration+30*time.Second)
+	out, err := runBounded(ctx, wrk, args(o.Duration, true), o.Duration+30*time.Second)
 	os.WriteFile(rawFile, []byte(strings.Join(append([]string{wrk}, args(o.Duration, true)...), " ")+"\n"+out), 0o644)
 	if err != nil {
 		r.Reason = "wrk: " + err.Error()
@@ -219,11 +228,11 @@ func stop(cmd *exec.Cmd) {
 	}
 }
 
-func waitReady(url string, limit time.Duration) error {
+func waitReady(ctx context.Context, url string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	c := &http.Client{Timeout: time.Second}
 	var last error
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Header.Set("Authorization", Auth)
 		resp, err := c.Do(req)
@@ -233,6 +242,9 @@ func waitReady(url string, limit time.Duration) error {
 		}
 		last = err
 		time.Sleep(100 * time.Millisecond)
+	}
+	if last == nil {
+		last = ctx.Err()
 	}
 	return last
 }
@@ -273,8 +285,8 @@ func checkAnswer(url string) error {
 	return nil
 }
 
-func runBounded(name string, args []string, limit time.Duration) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+func runBounded(ctx context.Context, name string, args []string, limit time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
 	if err != nil {
