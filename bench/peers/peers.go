@@ -49,7 +49,8 @@ type Peer struct {
 	// reason starting "pending:" marks work not done yet; one starting
 	// "skip:" keeps the peer out of that workload's table altogether.
 	Lacks map[string]string
-	// Notes are footnotes, by workload, on cells that are measured.
+	// Notes are footnotes on cells that are measured, by case name or,
+	// for every case of a workload, by workload.
 	Notes map[string]string
 }
 

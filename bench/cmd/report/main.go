@@ -106,8 +106,14 @@ func main() {
 		if err := report.ReadJSON(strings.TrimSuffix(raw, ".txt")+".json", &meta); err != nil {
 			log.Fatalf("%s has no metadata beside it: %v", raw, err)
 		}
-		if meta.Notes == nil { // kept by runs before notes were recorded
-			meta.Notes = notes()
+		// Notes describe the adapters: add those written since the run.
+		if meta.Notes == nil {
+			meta.Notes = map[string]string{}
+		}
+		for k, v := range notes() {
+			if _, ok := meta.Notes[k]; !ok {
+				meta.Notes[k] = v
+			}
 		}
 	}
 
@@ -356,7 +362,11 @@ func notes() map[string]string {
 	ns := map[string]string{}
 	for _, p := range peers.All() {
 		for _, c := range peers.Cases() {
-			if note := p.Notes[c.Workload]; note != "" {
+			note := p.Notes[c.Name] // a note on one case wins over one on its workload
+			if note == "" {
+				note = p.Notes[c.Workload]
+			}
+			if note != "" {
 				ns[report.Key{Category: c.Category, Case: c.Name, Peer: p.Name}.String()] = note
 			}
 		}
