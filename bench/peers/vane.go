@@ -21,7 +21,7 @@ func vanePeer() Peer {
 		Greeting:   vaneGreeting,
 		TypedParam: vaneTypedParam,
 		Notes: map[string]string{
-			"NotFound": "vane answers a miss with an RFC 9457 problem+json body; gin, chi, httprouter, gorilla/mux and ServeMux with a line of text, echo with a small JSON object.",
+			"NotFound": "vane answers a miss with an RFC 9457 problem+json body; the other routers with a line of text, echo with a small JSON object.",
 		},
 	}
 }
