@@ -199,7 +199,7 @@ type typedHandler[I, O any] struct {
 	status    int
 	desc      *operation.Description
 	noRules   bool              // the validator checks nothing
-	hasBody   bool              // the input has a JSON Body field
+	hasBody   bool              // the input has a Body field
 	free      atomic.Pointer[I] // a zeroed input, tried before pool
 	pool      sync.Pool         // more zeroed inputs, for concurrent requests
 }
