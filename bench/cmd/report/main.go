@@ -196,7 +196,7 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 			log.Printf("  %s answers wrongly, will not be timed: %s", k, s.Reason)
 		}
 	}
-	log.Printf("  %d cells cannot be measured (lacking, pending or wrong: see the report), %d answer wrongly", len(status), wrong)
+	log.Printf("  %d cells are not timed (the peer lacks the case or is not part of it, vane's work is pending, or the answer is wrong: see the report); %d answer wrongly", len(status), wrong)
 
 	// Each round runs every benchmark once; count rounds give count runs
 	// of each, interleaved, so that a burst of load on a shared machine
