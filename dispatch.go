@@ -9,8 +9,8 @@ import (
 )
 
 // stackParams is how many parameter values a lookup keeps on the stack; a
-// tree with routes of more parameters uses a heap buffer instead.
-const stackParams = 24
+// router with routes of more parameters matches into a pooled context.
+const stackParams = 8
 
 // dispatch routes req and serves it (everything ServeHTTP does but the
 // router-wide middleware).
@@ -20,46 +20,68 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.dispatchEscaped(w, req)
 		return
 	}
-	var buf [stackParams]string
-	vals := buf[:]
-	if m.maxParams > len(buf) {
-		vals = make([]string, m.maxParams)
-	}
 	f := m.flat.Load()
 	if f == nil {
 		f = m.compiled()
 	}
-	rt := f.lookup(req.Method, p, vals)
+	if m.maxParams > stackParams {
+		m.dispatchPooled(w, req, f, p)
+		return
+	}
+	var buf [stackParams]string
+	rt := f.lookup(req.Method, p, buf[:])
 	// Patterns have no empty, "." or ".." segments, so only what parameters
 	// matched can make a matched path unclean: check just that.
-	if m.redirectClean && (rt == nil && !isClean(p) || rt != nil && !cleanValues(rt, vals)) && req.Method != http.MethodConnect {
+	if rt == nil || rt.nparams != 0 && m.redirectClean && !cleanValues(rt, buf[:]) {
+		m.unmatched(w, req, p, rt)
+		return
+	}
+	m.serve(w, req, rt, buf[:], false)
+}
+
+// dispatchPooled is dispatch for routers with routes of more than
+// stackParams parameters: it matches straight into a pooled context.
+func (m *mux) dispatchPooled(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
+	c := m.pool.Get().(*routeContext)
+	if len(c.values) < m.maxParams {
+		c.values = make([]string, m.maxParams)
+	}
+	rt := f.lookup(req.Method, p, c.values)
+	if rt == nil || rt.nparams == 0 || m.redirectClean && !cleanValues(rt, c.values) {
+		clear(c.values)
+		m.pool.Put(c)
+		if rt == nil || rt.nparams != 0 {
+			m.unmatched(w, req, p, rt)
+			return
+		}
+		req.Pattern = rt.pattern
+		rt.handler.ServeHTTP(w, req)
+		return
+	}
+	m.serveContext(w, req, rt, c)
+}
+
+// unmatched answers a request that matched no route (rt nil), or a route
+// through parameter values that need cleaning: a clean-path redirect where
+// one is due, else miss.
+func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *route) {
+	if m.redirectClean && (rt != nil || !isClean(p)) && req.Method != http.MethodConnect {
 		m.redirectCleaned(w, req)
 		return
 	}
-	if rt == nil {
-		m.miss(w, req, p)
-		return
-	}
-	m.serve(w, req, rt, vals, false)
+	m.miss(w, req, p)
 }
 
 // cleanValues reports whether the parameter values rt matched, vals, are
-// free of "." and ".." segments and, for a catch-all, empty segments.
+// free of "." and ".." segments and, for a catch-all, empty segments. Short
+// enough to be inlined: the catch-all's check is a call.
 func cleanValues(rt *route, vals []string) bool {
-	n := int(rt.nparams)
-	if n == 0 {
-		return true
-	}
-	for _, v := range vals[:n-1] {
-		if v[0] == '.' && (v == "." || v == "..") {
+	for _, v := range vals[:rt.nparams] {
+		if v != "" && v[0] == '.' && (len(v) == 1 || len(v) == 2 && v[1] == '.') {
 			return false
 		}
 	}
-	last := vals[n-1]
-	if rt.catchAll {
-		return cleanSegments(last)
-	}
-	return last[0] != '.' || last != "." && last != ".."
+	return !rt.catchAll || cleanSegments(vals[rt.nparams-1])
 }
 
 // dispatchEscaped routes a request whose path was sent with escapes that
@@ -81,11 +103,12 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	m.serve(w, req, rt, vals, true)
 }
 
-// serve runs the route's handler with its parameters reachable from req.
+// serve runs the route's handler with its parameters, vals, reachable from
+// req, unescaping them first if escaped.
 func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []string, escaped bool) {
-	req.Pattern = rt.pattern
 	n := int(rt.nparams)
 	if n == 0 {
+		req.Pattern = rt.pattern
 		rt.handler.ServeHTTP(w, req)
 		return
 	}
@@ -103,7 +126,15 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []
 			}
 		}
 	}
-	c.route = rt
+	m.serveContext(w, req, rt, c)
+}
+
+// serveContext runs the route's handler with c, holding its parameter
+// values, as req's context, and puts c back in the pool afterwards unless
+// the handler retained it.
+func (m *mux) serveContext(w http.ResponseWriter, req *http.Request, rt *route, c *routeContext) {
+	req.Pattern = rt.pattern
+	c.route, c.names = rt, *rt.names
 	if m.stdValues {
 		for i, name := range *rt.names {
 			req.SetPathValue(name, c.values[i])
@@ -125,8 +156,9 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []
 			return
 		}
 	}
-	clear(c.values[:n])
-	c.route = &releasedRoute
+	// The values stay until the next use overwrites them: with no names,
+	// nothing reads them.
+	c.route, c.names = &releasedRoute, nil
 	c.Context = releasedContext{}
 	m.pool.Put(c)
 }

@@ -129,6 +129,7 @@ func compile(m *mux) *flatTrees {
 		}
 	}
 	f.any = root(m.any)
+	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding for hasPrefix's 8-byte loads
 	f.text = text.String()
 	f.check()
 	return f
@@ -152,8 +153,8 @@ func (n *node) count() int {
 //
 // It tries the static child first, then the parameter child, then the
 // catch-all child, and backtracks out of a branch that fails deeper down
-// (see docs/router-tree.md). Only a node with a parameter or catch-all child
-// needs to remember where it was; every other step is a loop.
+// (see docs/router-tree.md). It recurses only into a branch that has an
+// alternative after it; the last alternative continues the loop.
 func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 	for {
 		n := f.node(i)
@@ -172,10 +173,35 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 		idx := f.str(n.text+uint32(n.plen), int(n.n))
 		for j := 0; j < len(idx); j++ {
 			if idx[j] == path[0] {
+				// Does path begin with the child's prefix? Its first byte
+				// matched. Prefixes are mostly at most a word long: with a
+				// path of a word or more, compare one masked 8-byte load of
+				// each (text has 8 bytes of padding at its end, so the load
+				// never leaves it); otherwise the few bytes one by one.
 				k := n.first + uint32(j)
 				ch := f.node(k)
-				if hasPrefix(path, f.str(ch.text, int(ch.plen))) {
-					next, plen = k+1, int(ch.plen)
+				pl := int(ch.plen)
+				if pl > len(path) {
+					break
+				}
+				t := unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), ch.text)
+				var ok bool
+				switch {
+				case pl <= 8 && len(path) >= 8:
+					ok = (load64(unsafe.Pointer(unsafe.StringData(path)))^load64(t))&(^uint64(0)>>(64-8*pl)) == 0
+				case pl < 8:
+					ok = true
+					for b := 1; b < pl; b++ {
+						if path[b] != *(*byte)(unsafe.Add(t, b)) {
+							ok = false
+							break
+						}
+					}
+				default:
+					ok = path[:pl] == unsafe.String((*byte)(t), pl)
+				}
+				if ok {
+					next, plen = k+1, pl
 				}
 				break
 			}
@@ -199,7 +225,14 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 			}
 			if end > 0 {
 				vals[nv] = path[:end]
-				if r := f.match(n.first+uint32(n.n), path[end:], vals, nv+1); r != nil {
+				p := n.first + uint32(n.n)
+				if wild&hasCatchAll == 0 {
+					// The parameter is the last alternative: no need to come
+					// back here, so go on in the loop.
+					i, path, nv = p, path[end:], nv+1
+					continue
+				}
+				if r := f.match(p, path[end:], vals, nv+1); r != nil {
 					return r
 				}
 			}
@@ -245,38 +278,8 @@ func (f *flatTrees) check() {
 	}
 }
 
-// hasPrefix reports whether s begins with p. Prefixes are mostly shorter
-// than a word, so it compares them with two overlapping loads of 8, 4, 2 or
-// 1 bytes instead of a byte loop or a call to memequal.
-func hasPrefix(s, p string) bool {
-	n := len(p)
-	if len(s) < n {
-		return false
-	}
-	a, b := unsafe.Pointer(unsafe.StringData(s)), unsafe.Pointer(unsafe.StringData(p))
-	switch {
-	case n > 8:
-		for ; n > 8; n -= 8 {
-			if load64(a) != load64(b) {
-				return false
-			}
-			a, b = unsafe.Add(a, 8), unsafe.Add(b, 8)
-		}
-		// The last 8 bytes, overlapping bytes already compared.
-		return load64(unsafe.Add(a, n-8)) == load64(unsafe.Add(b, n-8))
-	case n >= 4:
-		return load32(a) == load32(b) && load32(unsafe.Add(a, n-4)) == load32(unsafe.Add(b, n-4))
-	case n >= 2:
-		return load16(a) == load16(b) && load16(unsafe.Add(a, n-2)) == load16(unsafe.Add(b, n-2))
-	case n == 1:
-		return *(*byte)(a) == *(*byte)(b)
-	}
-	return true
-}
-
+// load64 loads 8 bytes from p, in one instruction where the CPU allows.
 func load64(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)) }
-func load32(p unsafe.Pointer) uint32 { return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)) }
-func load16(p unsafe.Pointer) uint16 { return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)) }
 
 // catchAllRoute returns the route of n's catch-all child.
 func (f *flatTrees) catchAllRoute(n *flatNode) *route {

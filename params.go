@@ -2,6 +2,7 @@ package vane
 
 import (
 	"context"
+	"encoding/binary"
 	"net/http"
 	"reflect"
 	"time"
@@ -41,7 +42,8 @@ func (errReleased) Error() string {
 type routeContext struct {
 	context.Context          // the request's own context
 	route           *route   // the matched route
-	values          []string // parameter values, in the order of the route's names
+	names           []string // its parameter names (route.names, kept here for Param)
+	values          []string // parameter values, in the order of names
 	retained        bool     // set by Retain: never reused
 	scratch         []byte   // for building a path to probe (trailing-slash redirects)
 }
@@ -63,10 +65,8 @@ func (c *routeContext) String() string { return "vane.routeContext(" + c.route.p
 // an enclosing router (Mount) when the innermost one has no such parameter.
 func (c *routeContext) get(name string) string {
 	for {
-		for i, n := range c.route.paramNames() {
-			// Most names differ in length or first byte: test those inline
-			// before the full comparison.
-			if len(n) == len(name) && (n == "" || n[0] == name[0]) && n == name {
+		for i, n := range c.names {
+			if len(n) == len(name) && equalNames(n, name) {
 				return c.values[i]
 			}
 		}
@@ -134,7 +134,7 @@ func Retain(req *http.Request) {
 // Typed operations read parameters by index through it.
 func pathValues(req *http.Request) []string {
 	if c := routeContextOf(req); c != nil {
-		return c.values[:c.route.nparams]
+		return c.values[:len(c.names)]
 	}
 	return nil
 }
@@ -159,3 +159,24 @@ var ctxOffset, ctxSwappable = func() (uintptr, bool) {
 func ctxField(req *http.Request) *context.Context {
 	return (*context.Context)(unsafe.Add(unsafe.Pointer(req), ctxOffset))
 }
+
+// equalNames reports whether a and b, of equal non-zero length, are equal.
+// Parameter names are short: up to 8 bytes it compares two overlapping
+// loads of 4, 2 or 1 bytes inside the strings instead of calling memequal.
+func equalNames(a, b string) bool {
+	n := len(a)
+	if n > 8 {
+		return a == b
+	}
+	pa, pb := unsafe.Pointer(unsafe.StringData(a)), unsafe.Pointer(unsafe.StringData(b))
+	switch {
+	case n >= 4:
+		return load32(pa) == load32(pb) && load32(unsafe.Add(pa, n-4)) == load32(unsafe.Add(pb, n-4))
+	case n >= 2:
+		return load16(pa) == load16(pb) && load16(unsafe.Add(pa, n-2)) == load16(unsafe.Add(pb, n-2))
+	}
+	return n == 0 || *(*byte)(pa) == *(*byte)(pb)
+}
+
+func load32(p unsafe.Pointer) uint32 { return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)) }
+func load16(p unsafe.Pointer) uint16 { return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)) }

@@ -164,7 +164,9 @@ func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
 	if r.isRoot() {
 		m := r.mux
 		m.rootMws = append(m.rootMws, mw...)
-		m.handler = chain(m.rootMws, http.HandlerFunc(m.dispatch))
+		if len(m.rootMws) > 0 { // without middleware, ServeHTTP calls dispatch directly
+			m.handler = chain(m.rootMws, http.HandlerFunc(m.dispatch))
+		}
 		return
 	}
 	if r.routes > 0 {
@@ -297,7 +299,7 @@ func mountedLength(req *http.Request) int {
 	if c == nil {
 		return len(req.URL.Path)
 	}
-	if names := c.route.paramNames(); len(names) > 0 && names[len(names)-1] == "vanemount" {
+	if names := c.names; len(names) > 0 && names[len(names)-1] == "vanemount" {
 		rest = c.values[len(names)-1]
 	}
 	n := len(req.URL.Path) - len(rest)
