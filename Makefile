@@ -13,10 +13,15 @@ test:
 	go test -race ./...
 	cd bench && go vet ./... && go test -race ./...
 
-# A short run of every fuzz target of the router.
+# A short run of every fuzz target: routing, path cleaning, parameter and
+# body binding with validation, and the required-property scanner.
 fuzz:
 	go test -run '^$$' -fuzz FuzzRouter -fuzztime 60s .
 	go test -run '^$$' -fuzz FuzzCleanPath -fuzztime 20s .
+	go test -run '^$$' -fuzz FuzzEscapedPath -fuzztime 30s .
+	go test -run '^$$' -fuzz FuzzParameters -fuzztime 60s .
+	go test -run '^$$' -fuzz FuzzBody -fuzztime 60s .
+	go test -run '^$$' -fuzz FuzzRequiredScan -fuzztime 30s ./validate
 
 # Benchmarks (the separate bench/ module, bench/README.md):
 #   bench        workloads 1-5 with -count 6 (COUNT=n to change), then BENCHMARKS.md; long, run on a quiet machine

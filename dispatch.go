@@ -93,7 +93,9 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 		m.redirectCleaned(w, req)
 		return
 	}
-	p := routingPath(req.URL.RawPath)
+	// RawPath is only a hint: EscapedPath ignores it unless it is a valid
+	// encoding of Path.
+	p := routingPath(req.URL.EscapedPath())
 	vals := make([]string, m.maxParams)
 	rt := m.compiled().lookup(req.Method, p, vals)
 	if rt == nil {

@@ -173,20 +173,17 @@ type opSettings struct {
 	codec     codec.Codec
 }
 
-// settings maps a tree's *mux to its opSettings. (They belong in mux; kept
-// beside it until router.go makes room for them.)
-var settings sync.Map
-
+// settingsOf returns the typed-operation settings of a tree, made on first
+// use (registration, or an Option of New: both before serving).
 func settingsOf(m *mux) *opSettings {
-	if s, ok := settings.Load(m); ok {
-		return s.(*opSettings)
+	if m.typed == nil {
+		m.typed = &opSettings{
+			schemas:   schema.NewRegistry("#/components/schemas/"),
+			bodyLimit: bind.DefaultBodyLimit,
+			codec:     codec.JSON,
+		}
 	}
-	s, _ := settings.LoadOrStore(m, &opSettings{
-		schemas:   schema.NewRegistry("#/components/schemas/"),
-		bodyLimit: bind.DefaultBodyLimit,
-		codec:     codec.JSON,
-	})
-	return s.(*opSettings)
+	return m.typed
 }
 
 // typedHandler serves one typed operation.

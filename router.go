@@ -71,8 +71,9 @@ type mux struct {
 	autoOptions   bool
 	stdValues     bool
 
-	root *Router                  // the router New returned
-	ops  []*operation.Description // typed operations in registration order
+	root  *Router                  // the router New returned
+	ops   []*operation.Description // typed operations in registration order
+	typed *opSettings              // typed-operation settings (operation.go), nil until used
 }
 
 // methodNames are the methods with a tree of their own, in the order Allow
