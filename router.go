@@ -57,9 +57,9 @@ type mux struct {
 	flat   atomic.Pointer[flatTrees]
 	mu     sync.Mutex // serialises compiling
 
-	methods   []string // method names by route.method: methodNames, "*", then others
-	maxParams int
-	pool      sync.Pool // *routeContext
+	customNames []string // methods without a tree of their own, by route.method-firstCustom
+	maxParams   int
+	pool        sync.Pool // *routeContext
 
 	rootMws  []func(http.Handler) http.Handler
 	handler  http.Handler // rootMws around dispatch, or nil without middleware
@@ -79,6 +79,24 @@ type mux struct {
 // methodNames are the methods with a tree of their own, in the order Allow
 // headers list them.
 var methodNames = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
+
+// Route method numbers: methodIndex for methods with a tree of their own,
+// then Mount's, then the others in order of first use.
+const (
+	anyMethodID = len(methodNames)
+	firstCustom = anyMethodID + 1
+)
+
+// methodName is the method of route method number id.
+func (m *mux) methodName(id uint8) string {
+	switch {
+	case int(id) < len(methodNames):
+		return methodNames[id]
+	case int(id) == anyMethodID:
+		return anyMethod
+	}
+	return m.customNames[int(id)-firstCustom]
+}
 
 func methodIndex(m string) int {
 	switch m {
@@ -134,7 +152,6 @@ func StdPathValues(on bool) Option { return func(m *mux) { m.stdValues = on } }
 // New returns an empty router.
 func New(opts ...Option) *Router {
 	m := &mux{redirectSlash: true, redirectClean: true, autoOptions: true}
-	m.methods = append(methodNames[:], anyMethod)
 	for _, o := range opts {
 		o(m)
 	}
@@ -321,7 +338,7 @@ type RouteInfo struct {
 func (r *Router) Routes() []RouteInfo {
 	m := r.mux
 	info := func(rt *route, inner http.Handler) RouteInfo {
-		return RouteInfo{m.methods[rt.method], rt.pattern, handlerName(inner)}
+		return RouteInfo{m.methodName(rt.method), rt.pattern, handlerName(inner)}
 	}
 	if f := m.flat.Load(); f != nil {
 		out := make([]RouteInfo, len(f.routes))
@@ -375,13 +392,20 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	if err != nil {
 		panic(err.Error())
 	}
-	id := slices.Index(m.methods, method)
-	if id < 0 {
-		if len(m.methods) > 255 {
-			panic(fmt.Sprintf("vane: %s %s: more than 245 custom methods", method, pattern))
+	id := methodIndex(method)
+	switch {
+	case method == anyMethod:
+		id = anyMethodID
+	case id < 0:
+		id = slices.Index(m.customNames, method)
+		if id < 0 {
+			if len(m.customNames) >= 256-firstCustom {
+				panic(fmt.Sprintf("vane: %s %s: too many custom methods", method, pattern))
+			}
+			id = len(m.customNames)
+			m.customNames = append(m.customNames, method)
 		}
-		id = len(m.methods)
-		m.methods = append(m.methods, method)
+		id += firstCustom
 	}
 	if inner == nil && len(r.mws) > 0 {
 		inner = h
@@ -398,7 +422,7 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 		if old.pattern == pattern {
 			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
 		}
-		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methods[old.method], old.pattern))
+		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methodName(old.method), old.pattern))
 	}
 	m.maxParams = max(m.maxParams, len(names))
 	m.all = append(m.all, reg)
