@@ -424,3 +424,23 @@ func TestDurationAndBytesParameters(t *testing.T) {
 		t.Errorf("%s: schema %+v", p.Name, p.Schema)
 	}
 }
+
+func TestFileFieldsKeepTheirTags(t *testing.T) {
+	type in struct {
+		Body struct {
+			File   *multipart.FileHeader   `form:"file" doc:"The picture." deprecated:"true"`
+			Extras []*multipart.FileHeader `form:"extras" doc:"More pictures." maxItems:"3"`
+		}
+	}
+	b, err := Compile(reflect.TypeFor[in](), Config{Method: "POST", Pattern: "/u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := b.RequestBody.Content[0].Schema
+	if f := s.Properties["file"]; f.Description != "The picture." || !f.Deprecated || f.Type != "string" || f.ContentMediaType != "application/octet-stream" {
+		t.Errorf("file: %+v", f)
+	}
+	if f := s.Properties["extras"]; f.Description != "More pictures." || f.MaxItems == nil || *f.MaxItems != 3 || f.Items == nil || f.Items.ContentMediaType != "application/octet-stream" {
+		t.Errorf("extras: %+v", f)
+	}
+}

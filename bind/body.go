@@ -56,15 +56,12 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 			}
 			p := param{name: name, loc: "body." + name, offset: f.Offset + ff.Offset}
 			p.required = ff.Tag.Get("required") == "true"
-			var fs *schema.Schema
 			switch ff.Type {
 			case fileHeaderPtr: // p.parse stays nil: a file
 				bb.multipart = true
-				fs = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 			case fileHeaderSlice:
 				bb.multipart = true
 				p.slice = ff.Type
-				fs = &schema.Schema{Type: schema.TypeArray, Items: &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}}
 			default:
 				var err error
 				if ff.Type.Kind() == reflect.Slice {
@@ -82,10 +79,11 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 						return nil, nil, fmt.Errorf("form field %s: default %q: %v", ff.Name, d, err)
 					}
 				}
-				fs, err = cfg.Registry.FieldSchema(&schema.Field{Name: name, GoName: ff.Name, Index: ff.Index, Type: ff.Type, Tag: ff.Tag, Struct: ff})
-				if err != nil {
-					return nil, nil, fmt.Errorf("form field %s: %v", ff.Name, err)
-				}
+			}
+			// Files too: their doc, deprecated, maxItems … tags count.
+			fs, err := cfg.Registry.FieldSchema(&schema.Field{Name: name, GoName: ff.Name, Index: ff.Index, Type: ff.Type, Tag: ff.Tag, Struct: ff})
+			if err != nil {
+				return nil, nil, fmt.Errorf("form field %s: %v", ff.Name, err)
 			}
 			bb.form = append(bb.form, p)
 			sch.Properties[name] = fs
