@@ -1,6 +1,7 @@
 package vane_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/oasvalidate"
 	"github.com/vane-http/vane/openapi"
 )
 
@@ -78,5 +80,58 @@ func TestDocsBuildErrorIs500(t *testing.T) {
 	b, _ := io.ReadAll(w.Body)
 	if w.Code != 500 || !strings.Contains(string(b), `security scheme \"nope\" is not defined`) {
 		t.Errorf("%d %s", w.Code, b)
+	}
+}
+
+// Content-Type, Accept and Authorization headers are bound, but OpenAPI
+// ignores header parameters of those names (the media types and the
+// security schemes say them), so the document leaves them out.
+func TestReservedHeadersAreBoundButNotDocumented(t *testing.T) {
+	type in struct {
+		ContentType string `header:"Content-Type"`
+		Accept      string `header:"accept"`
+		Auth        string `header:"Authorization" required:"true"`
+		Trace       string `header:"X-Trace"`
+		Body        struct {
+			Name string `json:"name"`
+		}
+	}
+	type out struct {
+		Got string `json:"got"`
+	}
+	r := vane.New()
+	vane.Post(r, "/things", func(_ context.Context, in *in) (*out, error) {
+		return &out{Got: in.ContentType + "|" + in.Accept + "|" + in.Auth + "|" + in.Trace}, nil
+	})
+	doc, err := vane.OpenAPI(r, openapi.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range doc.Paths["/things"].Post.Parameters {
+		names = append(names, p.In+"."+p.Name)
+	}
+	if got := strings.Join(names, " "); got != "header.X-Trace" {
+		t.Errorf("documented parameters: %s, want header.X-Trace", got)
+	}
+	j, _ := doc.JSON()
+	y, _ := doc.YAML()
+	oasvalidate.Validate(t, map[string][]byte{"reserved.json": j, "reserved.yaml": y})
+
+	req := httptest.NewRequest("POST", "/things", strings.NewReader(`{"name":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("X-Trace", "1")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if want := `{"got":"application/json|application/json|Bearer t|1"}`; w.Code != 200 || w.Body.String() != want {
+		t.Errorf("%d %s, want 200 %s", w.Code, w.Body, want)
+	}
+	req.Header.Del("Authorization")
+	w = httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != 422 || !strings.Contains(w.Body.String(), "header.Authorization") {
+		t.Errorf("without Authorization: %d %s", w.Code, w.Body)
 	}
 }

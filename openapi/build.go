@@ -220,6 +220,9 @@ func (b *builder) add(d *operation.Description) error {
 
 	for i := range d.Parameters {
 		p := &d.Parameters[i]
+		if p.In == operation.InHeader && ignoredHeader(p.Name) {
+			continue // still bound; OpenAPI says them elsewhere
+		}
 		param := &Parameter{
 			Name:        p.Name,
 			In:          p.In,
@@ -329,6 +332,14 @@ func (b *builder) add(d *operation.Description) error {
 
 	item.SetOperation(d.Method, op)
 	return nil
+}
+
+// ignoredHeader reports the header parameters that OpenAPI 3.1 ignores:
+// Accept and Content-Type (the content maps' media types say them) and
+// Authorization (a security scheme says it). An input may still bind them;
+// the document leaves them out.
+func ignoredHeader(name string) bool {
+	return strings.EqualFold(name, "Accept") || strings.EqualFold(name, "Content-Type") || strings.EqualFold(name, "Authorization")
 }
 
 // sharedErrors are the error responses vane itself returns, described once
