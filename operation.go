@@ -475,7 +475,7 @@ func compileOutput(t reflect.Type, reg *schema.Registry) (*output, error) {
 			h.name = http.CanonicalHeaderKey(name)
 			o.headers = append(o.headers, h)
 			o.ctHeader = o.ctHeader || h.name == "Content-Type"
-			hs, err := reg.FieldSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
+			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %v", f.Name, err)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
 )
 
 func serve(h http.Handler, method, target, body string, header ...string) *httptest.ResponseRecorder {
@@ -667,5 +668,44 @@ func TestFormFieldsAbsentAreNotValidated(t *testing.T) {
 	p := decodeProblem(t, w)
 	if w.Code != 422 || len(p.Errors) != 2 || p.Errors[0].Location != "body.name" || p.Errors[1].Location != "body.email" {
 		t.Errorf("%d %s", w.Code, w.Body)
+	}
+}
+
+// A time.Duration response header is sent as Go duration text, and
+// documented so.
+func TestDurationResponseHeader(t *testing.T) {
+	type out struct {
+		Wait time.Duration `header:"X-Wait"`
+		Body string
+	}
+	r := New()
+	Get(r, "/wait", func(context.Context, *struct{}) (*out, error) {
+		return &out{Wait: 90 * time.Second, Body: "ok"}, nil
+	})
+	if w := serve(r, "GET", "/wait", ""); w.Header().Get("X-Wait") != "1m30s" {
+		t.Errorf("X-Wait: %q", w.Header().Get("X-Wait"))
+	}
+	h := r.Operations()[0].Responses[0].Headers[0]
+	if h.Schema.Type != "string" || h.Schema.Pattern != schema.DurationPattern {
+		t.Errorf("X-Wait schema: %+v", h.Schema)
+	}
+}
+
+// Tag values of a duration parameter are Go duration text: the rules check
+// the parsed value.
+func TestDurationParameterRules(t *testing.T) {
+	type in struct {
+		Wait time.Duration `query:"wait" enum:"1m,2m" default:"1m"`
+	}
+	r := New()
+	Get(r, "/wait", func(_ context.Context, in *in) (*string, error) {
+		s := in.Wait.String()
+		return &s, nil
+	})
+	if w := serve(r, "GET", "/wait?wait=120s", ""); w.Code != 200 || w.Body.String() != `"2m0s"` {
+		t.Errorf("120s: %d %s", w.Code, w.Body)
+	}
+	if w := serve(r, "GET", "/wait?wait=3m", ""); w.Code != 422 {
+		t.Errorf("3m: %d %s", w.Code, w.Body)
 	}
 }

@@ -274,17 +274,16 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 }
 
 // paramSchema is the field's schema as the text of a parameter: as in JSON,
-// except for []byte, whose text is itself rather than base64.
-// (A time.Duration parameter is parsed as Go duration text, "1m30s", but
-// still documented as its JSON form, an integer of nanoseconds: changing
-// that is for the OpenAPI golden files' owner to review.)
+// except for a time.Duration, parsed as Go duration text ("1m30s": see
+// schema.Registry.TextSchema), and []byte, whose text is itself rather
+// than base64.
 func paramSchema(reg *schema.Registry, f *schema.Field) (*schema.Schema, error) {
 	t := f.Type
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t != bytesType {
-		return reg.FieldSchema(f)
+		return reg.TextSchema(f)
 	}
 	s := &schema.Schema{Type: schema.TypeString}
 	if err := schema.Apply(s, f.Type, f.Tag); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
 )
 
 type level int
@@ -443,4 +444,40 @@ func TestFileFieldsKeepTheirTags(t *testing.T) {
 	if f := s.Properties["extras"]; f.Description != "More pictures." || f.MaxItems == nil || *f.MaxItems != 3 || f.Items == nil || f.Items.ContentMediaType != "application/octet-stream" {
 		t.Errorf("extras: %+v", f)
 	}
+}
+
+// Duration parameters and form values are Go duration text ("1m30s"), and
+// documented so: a string with the syntax's pattern, not JSON's integer
+// nanoseconds.
+func TestDurationTextIsDocumentedAsText(t *testing.T) {
+	type in struct {
+		Wait    time.Duration   `query:"wait" default:"1m30s" enum:"1m30s,2m"`
+		Steps   []time.Duration `query:"step"`
+		Timeout *time.Duration  `header:"X-Timeout" doc:"How long to wait."`
+		Body    struct {
+			TTL time.Duration `form:"ttl"`
+		}
+	}
+	b, err := Compile(reflect.TypeFor[in](), Config{Method: "POST", Pattern: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isText := func(what string, s *schema.Schema) {
+		t.Helper()
+		if s == nil || s.Type != "string" || s.Format != "" || s.Pattern != schema.DurationPattern {
+			t.Errorf("%s: %+v", what, s)
+		}
+	}
+	wait := b.Parameters[0].Schema
+	isText("wait", wait)
+	if wait.Default != "1m30s" || len(wait.Enum) != 2 || wait.Enum[1] != "2m" || wait.Description == "" {
+		t.Errorf("wait: default %v, enum %v, description %q", wait.Default, wait.Enum, wait.Description)
+	}
+	if s := b.Parameters[1].Schema; s.Type != "array" {
+		t.Errorf("step: %+v", s)
+	} else {
+		isText("step items", s.Items)
+	}
+	isText("X-Timeout", b.Parameters[2].Schema)
+	isText("form ttl", b.RequestBody.Content[0].Schema.Properties["ttl"])
 }

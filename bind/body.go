@@ -81,7 +81,8 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 				}
 			}
 			// Files too: their doc, deprecated, maxItems … tags count.
-			fs, err := cfg.Registry.FieldSchema(&schema.Field{Name: name, GoName: ff.Name, Index: ff.Index, Type: ff.Type, Tag: ff.Tag, Struct: ff})
+			// Values are text, as parameters are (a time.Duration is "1m30s").
+			fs, err := cfg.Registry.TextSchema(&schema.Field{Name: name, GoName: ff.Name, Index: ff.Index, Type: ff.Type, Tag: ff.Tag, Struct: ff})
 			if err != nil {
 				return nil, nil, fmt.Errorf("form field %s: %v", ff.Name, err)
 			}

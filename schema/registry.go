@@ -221,6 +221,43 @@ func (r *Registry) register(t reflect.Type) (string, error) {
 	return name, nil
 }
 
+// DurationPattern matches the text of a Go duration, as time.ParseDuration
+// reads it and time.Duration's String method writes it: "1m30s", "-1.5h",
+// "250ms", "0".
+const DurationPattern = `^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+
+// DurationText describes a duration written as Go duration text.
+const DurationText = "A Go duration (time.ParseDuration): decimal numbers, each with a unit of h, m, s, ms, us (µs) or ns, such as 1m30s or 250ms."
+
+// TextSchema returns the schema of a field whose value travels as text (a
+// parameter, a form value, a response header): its FieldSchema, except
+// that a time.Duration (or a pointer to one, or a slice of them), which
+// is text such as "1m30s" there, is a string with [DurationPattern] rather
+// than JSON's integer of nanoseconds. (JSON Schema's "duration" format is
+// ISO 8601, "PT1M30S", so it is not used.)
+func (r *Registry) TextSchema(f *Field) (*Schema, error) {
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	elem := t
+	if t.Kind() == reflect.Slice {
+		for elem = t.Elem(); elem.Kind() == reflect.Pointer; elem = elem.Elem() {
+		}
+	}
+	if elem != durationType {
+		return r.FieldSchema(f)
+	}
+	s := &Schema{Type: TypeString, Pattern: DurationPattern, Description: DurationText}
+	if t.Kind() == reflect.Slice {
+		s = &Schema{Type: TypeArray, Items: s}
+	}
+	if err := Apply(s, f.Type, f.Tag); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // structSchema describes a struct type's properties.
 func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
 	s := &Schema{Type: TypeObject, Properties: map[string]*Schema{}}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +248,39 @@ func TestGenericNamesAreValidComponentNames(t *testing.T) {
 				t.Errorf("name %q has %q", name, c)
 			}
 		}
+	}
+}
+
+// DurationPattern accepts what time.ParseDuration accepts.
+func TestDurationPattern(t *testing.T) {
+	re := regexp.MustCompile(DurationPattern)
+	for _, s := range []string{"0", "1m30s", "-1.5h", "+2h45m", "250ms", "1us", "1µs", "1μs", "3ns", ".5s", "1.s",
+		"", "1", "1d", "m", "1.5", "s1", "--1s", "1 s", ".s", "0s1"} {
+		_, err := time.ParseDuration(s)
+		if got, want := re.MatchString(s), err == nil; got != want {
+			t.Errorf("%q: pattern matches %v, time.ParseDuration accepts %v", s, got, want)
+		}
+	}
+	for _, d := range []time.Duration{0, 1, -1500 * time.Millisecond, 90 * time.Second, 1<<63 - 1} {
+		if !re.MatchString(d.String()) {
+			t.Errorf("%v does not match", d)
+		}
+	}
+}
+
+// In a JSON body a time.Duration is integer nanoseconds, as encoding/json
+// writes it; the tags still say durations in Go syntax.
+func TestDurationInJSONIsNanoseconds(t *testing.T) {
+	type timing struct {
+		Timeout time.Duration `json:"timeout" default:"1m" enum:"1m,2m" example:"2m"`
+	}
+	r := NewRegistry("#/$defs/")
+	if _, err := r.Schema(reflect.TypeFor[timing]()); err != nil {
+		t.Fatal(err)
+	}
+	got := marshal(t, r.Schemas()["timing"].Properties["timeout"])
+	want := `{"type":"integer","description":"a duration in nanoseconds","format":"int64","enum":[60000000000,120000000000],"default":60000000000,"examples":[120000000000]}`
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 }

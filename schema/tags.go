@@ -114,17 +114,51 @@ func apply(s *Schema, t reflect.Type, kw, v string) error {
 			if perr != nil {
 				return perr
 			}
-			s.Enum = append(s.Enum, x)
+			s.Enum = append(s.Enum, nanoseconds(s, t, x))
 		}
 	case "default":
-		s.Default, err = ParseValue(t, v)
+		var x any
+		if x, err = ParseValue(t, v); err == nil {
+			s.Default = nanoseconds(s, t, x)
+		}
 	case "example":
 		var x any
 		if x, err = ParseValue(t, v); err == nil {
-			s.Examples = []any{x}
+			s.Examples = []any{nanoseconds(s, t, x)}
 		}
 	}
 	return err
+}
+
+// nanoseconds turns x, a duration's tag value as Go duration text
+// ("1m30s", or a list of them), into integer nanoseconds when s, the schema
+// x goes in, is JSON's integer form of a time.Duration; as text (a
+// parameter), the value stays text.
+func nanoseconds(s *Schema, t reflect.Type, x any) any {
+	if s.Type == TypeArray && s.Items != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		list, ok := x.([]any)
+		if !ok {
+			return x
+		}
+		et := t.Elem()
+		for et.Kind() == reflect.Pointer {
+			et = et.Elem()
+		}
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = nanoseconds(s.Items, et, e)
+		}
+		return out
+	}
+	if t != durationType || s.Type != TypeInteger {
+		return x
+	}
+	if text, ok := x.(string); ok {
+		if d, err := time.ParseDuration(text); err == nil {
+			return int64(d)
+		}
+	}
+	return x
 }
 
 // ParseValue parses a tag value (of default, example or enum) as a value of
