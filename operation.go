@@ -3,6 +3,7 @@ package vane
 import (
 	"context"
 	"encoding"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -272,7 +273,7 @@ func responses(d *operation.Description, op *Op, out *output, reg *schema.Regist
 	}
 	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
 	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: out.headerDocs}
-	if out.bodySchema != nil {
+	if out.bodySchema != nil && !noBody(d.Status) {
 		success.Content = []operation.Content{{MediaType: out.mediaType, Schema: out.bodySchema}}
 	}
 	list := []operation.Response{success}
@@ -296,6 +297,11 @@ func responses(d *operation.Description, op *Op, out *output, reg *schema.Regist
 	}
 	for status, desc := range op.Responses {
 		add(status, desc)
+	}
+	if out.empty {
+		// A nil output is answered 204, and an output that can only be
+		// {} is usually returned nil: document both answers.
+		add(http.StatusNoContent, "")
 	}
 	if d.RequestBody != nil {
 		add(http.StatusBadRequest, "")
@@ -412,6 +418,7 @@ type output struct {
 	bodySchema *schema.Schema
 	headerDocs []operation.Header
 	ctHeader   bool // a header field sets Content-Type
+	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 }
 
 const (
@@ -432,12 +439,35 @@ var (
 	octetContentType  = []string{"application/octet-stream"}
 	timeType          = reflect.TypeFor[time.Time]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	stringerType      = reflect.TypeFor[fmt.Stringer]()
 	readerType        = reflect.TypeFor[io.Reader]()
 	bytesType         = reflect.TypeFor[[]byte]()
 )
 
 func compileOutput(t reflect.Type, reg *schema.Registry) (*output, error) {
+	o, err := compileOutputFields(t, reg)
+	if err != nil {
+		return nil, err
+	}
+	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
+	return o, nil
+}
+
+// isEmptyStruct reports whether t (or what it points to) is a struct whose
+// JSON is always {}: no properties and no marshalling of its own.
+func isEmptyStruct(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct || len(schema.Fields(t)) > 0 {
+		return false
+	}
+	p := reflect.PointerTo(t)
+	return !p.Implements(jsonMarshalerType) && !p.Implements(textMarshalerType)
+}
+
+func compileOutputFields(t reflect.Type, reg *schema.Registry) (*output, error) {
 	o := &output{typ: t, mediaType: "application/json"}
 	if t.Kind() != reflect.Struct {
 		return o, o.setBody(t, 0, reg)
@@ -622,6 +652,11 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 			status = s
 		}
 	}
+	if noBody(status) {
+		// 204, 205 and 304 carry no body, whatever the output holds.
+		w.WriteHeader(status)
+		return nil
+	}
 	bp := unsafe.Add(p, o.bodyOff)
 	switch o.bodyKind {
 	case outBytes:
@@ -658,6 +693,11 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	return nil
+}
+
+// noBody reports the statuses whose responses have no body.
+func noBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
 
 // logHandlerError logs an error a client does not see.

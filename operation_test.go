@@ -709,3 +709,58 @@ func TestDurationParameterRules(t *testing.T) {
 		t.Errorf("3m: %d %s", w.Code, w.Body)
 	}
 }
+
+// An output that can only be empty (struct{}) is answered 204 when nil and
+// {} otherwise; the document lists both answers, not only a 200 with an
+// empty object.
+func TestEmptyOutputDocumentsNoContent(t *testing.T) {
+	r := New()
+	nilOut := true
+	Post(r, "/ping", func(context.Context, *struct{}) (*struct{}, error) {
+		if nilOut {
+			return nil, nil
+		}
+		return &struct{}{}, nil
+	})
+	type withBody struct{ Body struct{} }
+	Delete(r, "/things/{id}", func(context.Context, *struct {
+		ID string `path:"id"`
+	}) (*withBody, error) {
+		return nil, nil
+	})
+	Put(r, "/done", func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil },
+		func(op *Op) { op.Status = 204 })
+	Get(r, "/thing", func(context.Context, *struct{}) (*struct {
+		Name string `json:"name"`
+	}, error) {
+		return nil, nil
+	})
+	if w := serve(r, "POST", "/ping", ""); w.Code != 204 || w.Body.Len() != 0 {
+		t.Errorf("nil: %d %q", w.Code, w.Body)
+	}
+	nilOut = false
+	if w := serve(r, "POST", "/ping", ""); w.Code != 200 || w.Body.String() != "{}" {
+		t.Errorf("not nil: %d %q", w.Code, w.Body)
+	}
+	if w := serve(r, "DELETE", "/things/1", ""); w.Code != 204 || w.Body.Len() != 0 {
+		t.Errorf("DELETE: %d %q", w.Code, w.Body)
+	}
+	// Status 204 asked for: no body and no Content-Type, even for a non-nil output.
+	if w := serve(r, "PUT", "/done", ""); w.Code != 204 || w.Body.Len() != 0 || w.Header().Get("Content-Type") != "" {
+		t.Errorf("PUT 204: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	ops := r.Operations()
+	for _, d := range ops[:2] {
+		ok, nc := d.Response(200), d.Response(204)
+		if ok == nil || len(ok.Content) != 1 || nc == nil || len(nc.Content) != 0 || nc.Description != "No Content" {
+			t.Errorf("%s %s: responses %+v", d.Method, d.Pattern, d.Responses)
+		}
+	}
+	if d := ops[2]; d.Responses[0].Status != 204 || len(d.Responses[0].Content) != 0 || d.Response(200) != nil {
+		t.Errorf("PUT 204: %+v", d.Responses)
+	}
+	// An output with something in it is documented by its content alone.
+	if d := ops[3]; d.Response(204) != nil {
+		t.Errorf("GET /thing: %+v", d.Responses)
+	}
+}
