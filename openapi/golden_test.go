@@ -306,3 +306,46 @@ func firstDiff(want, got []byte) string {
 	}
 	return ""
 }
+
+// Two packages' types of the same name get the same component names
+// whichever is registered first.
+func TestComponentNamesDoNotDependOnOrder(t *testing.T) {
+	shopFirst := func(r *vane.Router) {
+		vane.Post(r, "/products", handler[struct{ Body shop.Item }, shop.Item])
+		vane.Post(r, "/invoices", handler[struct{ Body billing.Item }, billing.Item])
+	}
+	billingFirst := func(r *vane.Router) {
+		vane.Post(r, "/invoices", handler[struct{ Body billing.Item }, billing.Item])
+		vane.Post(r, "/products", handler[struct{ Body shop.Item }, shop.Item])
+	}
+	var docs [][]byte
+	for _, register := range []func(*vane.Router){shopFirst, billingFirst} {
+		r := vane.New()
+		register(r)
+		doc, err := vane.OpenAPI(r, openapi.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"ShopItem", "BillingItem"} {
+			if doc.Components.Schemas[name] == nil {
+				t.Errorf("no component %s among %v", name, keysOf(doc.Components.Schemas))
+			}
+		}
+		j, err := doc.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, j)
+	}
+	if !bytes.Equal(docs[0], docs[1]) {
+		t.Errorf("the documents depend on the order of registration:\n%s", firstDiff(docs[0], docs[1]))
+	}
+}
+
+func keysOf[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime/multipart"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -40,12 +42,17 @@ var (
 // Prefix + name, and described once however often it is used (recursion
 // included).
 //
-// Names are the Go type names (or what a type's SchemaName method returns), with the type arguments of a generic type
-// spelled out (Page[pkg.Item] is "PageItem"). When two types from different
-// packages share a name, the one registered later is qualified by its
-// package name ("BillingItem"), then by a number if that clashes too, so the
-// names are unique and, for the same registrations in the same order,
-// stable.
+// Names are the Go type names (or what a type's SchemaName method
+// returns), with the type arguments of a generic type spelled out
+// (Page[pkg.Item] is "PageItem"). When types from different packages share
+// a name, every one of them is qualified by its package name ("ShopItem",
+// "BillingItem"); names that still clash (types of one package, or of
+// packages with the same name) are told apart by numbers, given in the
+// order of package path and type name. The names thus depend on which
+// types are registered, not on the order: a type registered later may
+// rename one registered earlier, and the $refs the registry has handed out
+// follow. (Only function-local types of the same name in the same package,
+// which nothing tells apart, are numbered in registration order.)
 //
 // A Registry is not safe for concurrent use; vane fills it at registration.
 type Registry struct {
@@ -54,7 +61,11 @@ type Registry struct {
 	names   map[reflect.Type]string
 	types   map[string]reflect.Type
 	schemas map[string]*Schema
-	order   []string
+
+	order  []reflect.Type             // registration order
+	bases  map[reflect.Type]string    // the name before qualification
+	byType map[reflect.Type]*Schema   // the component schema, once derived
+	refs   map[reflect.Type][]*Schema // every $ref to the type handed out
 }
 
 // NewRegistry returns an empty registry whose references start with prefix,
@@ -65,6 +76,9 @@ func NewRegistry(prefix string) *Registry {
 		names:   map[reflect.Type]string{},
 		types:   map[string]reflect.Type{},
 		schemas: map[string]*Schema{},
+		bases:   map[reflect.Type]string{},
+		byType:  map[reflect.Type]*Schema{},
+		refs:    map[reflect.Type][]*Schema{},
 	}
 }
 
@@ -72,7 +86,13 @@ func NewRegistry(prefix string) *Registry {
 func (r *Registry) Schemas() map[string]*Schema { return r.schemas }
 
 // Names returns the names of the named schemas in registration order.
-func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.order))
+	for i, t := range r.order {
+		out[i] = r.names[t]
+	}
+	return out
+}
 
 // Type returns the Go type registered under name, or nil.
 func (r *Registry) Type(name string) reflect.Type { return r.types[name] }
@@ -182,7 +202,9 @@ func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Schema{Ref: r.Prefix + name}, nil
+		ref := &Schema{Ref: r.Prefix + name}
+		r.refs[t] = append(r.refs[t], ref) // renamed with t, should t be
+		return ref, nil
 	}
 	return nil, fmt.Errorf("schema: type %v (%v) has no JSON representation", t, t.Kind())
 }
@@ -196,30 +218,87 @@ func (r *Registry) register(t reflect.Type) (string, error) {
 	if implements(t, namerType) {
 		base = reflect.New(t).Interface().(Namer).SchemaName()
 	}
-	name := base
-	if _, taken := r.types[name]; taken {
-		name = exportName(pkgName(t.PkgPath())) + base
-		for n := 2; ; n++ {
-			if _, taken := r.types[name]; !taken {
-				break
-			}
-			name = fmt.Sprintf("%s%s%d", exportName(pkgName(t.PkgPath())), base, n)
-		}
-	}
-	// Reserve the name first so that recursive references resolve.
-	r.names[t] = name
-	r.types[name] = t
-	r.order = append(r.order, name)
+	// Name it first so that recursive references resolve.
+	r.bases[t] = base
+	r.order = append(r.order, t)
+	r.assign()
 	s, err := r.structSchema(t)
 	if err != nil {
-		delete(r.names, t)
-		delete(r.types, name)
-		r.order = r.order[:len(r.order)-1]
+		delete(r.bases, t)
+		delete(r.refs, t)
+		r.order = slices.DeleteFunc(r.order, func(u reflect.Type) bool { return u == t })
+		r.assign()
 		return "", err
 	}
-	r.schemas[name] = s
-	return name, nil
+	r.byType[t] = s
+	r.schemas[r.names[t]] = s
+	return r.names[t], nil
 }
+
+// assign names every registered type, from the set of types alone (see
+// Registry), and renames the $refs of the types whose name changed.
+func (r *Registry) assign() {
+	// A base name shared by types of several packages is qualified.
+	pkgs := map[string]map[string]bool{} // base → package paths
+	for _, t := range r.order {
+		b := r.bases[t]
+		if pkgs[b] == nil {
+			pkgs[b] = map[string]bool{}
+		}
+		pkgs[b][t.PkgPath()] = true
+	}
+	byName := map[string][]reflect.Type{}
+	for _, t := range r.order {
+		name := r.bases[t]
+		if len(pkgs[name]) > 1 {
+			name = exportName(pkgName(t.PkgPath())) + name
+		}
+		byName[name] = append(byName[name], t)
+	}
+	// Names still shared: the first by package path and type name keeps
+	// it, the others are numbered.
+	clashes := make([]string, 0, len(byName))
+	for name, ts := range byName {
+		if len(ts) > 1 {
+			clashes = append(clashes, name)
+		}
+	}
+	sort.Strings(clashes)
+	names := make(map[reflect.Type]string, len(r.order))
+	for name, ts := range byName {
+		names[ts[0]] = name
+	}
+	for _, name := range clashes {
+		ts := byName[name]
+		sort.SliceStable(ts, func(i, j int) bool { return typeKey(ts[i]) < typeKey(ts[j]) })
+		names[ts[0]] = name
+		n := 2
+		for _, t := range ts[1:] {
+			for ; byName[fmt.Sprintf("%s%d", name, n)] != nil; n++ {
+			}
+			numbered := fmt.Sprintf("%s%d", name, n)
+			byName[numbered] = []reflect.Type{t}
+			names[t] = numbered
+		}
+	}
+	clear(r.types)
+	clear(r.schemas)
+	for t, name := range names {
+		if old, ok := r.names[t]; ok && old != name {
+			for _, ref := range r.refs[t] {
+				ref.Ref = r.Prefix + name
+			}
+		}
+		r.types[name] = t
+		if s := r.byType[t]; s != nil {
+			r.schemas[name] = s
+		}
+	}
+	r.names = names
+}
+
+// typeKey orders types for numbering: package path, then name.
+func typeKey(t reflect.Type) string { return t.PkgPath() + "\x00" + t.Name() }
 
 // DurationPattern matches the text of a Go duration, as time.ParseDuration
 // reads it and time.Duration's String method writes it: "1m30s", "-1.5h",

@@ -118,7 +118,7 @@ func TestGenericAndCollidingNames(t *testing.T) {
 		}
 	}
 	got := strings.Join(r.Names(), " ")
-	if want := "PageItem Item Person PagePerson Cookie HttpCookie"; got != want {
+	if want := "PageItem Item Person PagePerson SchemaCookie HttpCookie"; got != want {
 		t.Errorf("names:\n got %s\nwant %s", got, want)
 	}
 	if r.Type("HttpCookie") != reflect.TypeFor[http.Cookie]() {
@@ -128,6 +128,47 @@ func TestGenericAndCollidingNames(t *testing.T) {
 	s, _ := r.Schema(reflect.TypeFor[http.Cookie]())
 	if s.Ref != "#/$defs/HttpCookie" {
 		t.Errorf("second lookup: %s", s.Ref)
+	}
+}
+
+// Names do not depend on the order of registration: once two packages
+// types share a name, both are qualified, and the $refs already handed out
+// follow.
+func TestCollidingNamesDoNotDependOnOrder(t *testing.T) {
+	type holder struct {
+		C Cookie `json:"c"`
+	}
+	orders := [][]reflect.Type{
+		{reflect.TypeFor[holder](), reflect.TypeFor[http.Cookie](), reflect.TypeFor[Page[Cookie]](), reflect.TypeFor[Page[http.Cookie]]()},
+		{reflect.TypeFor[Page[http.Cookie]](), reflect.TypeFor[http.Cookie](), reflect.TypeFor[Page[Cookie]](), reflect.TypeFor[holder]()},
+	}
+	var docs []string
+	for _, order := range orders {
+		r := NewRegistry("#/$defs/")
+		refs := map[reflect.Type]*Schema{}
+		for _, typ := range order {
+			s, err := r.Schema(typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs[typ] = s
+		}
+		for typ, s := range refs {
+			if name := strings.TrimPrefix(s.Ref, r.Prefix); r.Type(name) != typ {
+				t.Errorf("$ref %s of %v names %v", s.Ref, typ, r.Type(name))
+			}
+		}
+		if got := marshal(t, r.Schemas()["holder"]); got != `{"type":"object","properties":{"c":{"$ref":"#/$defs/SchemaCookie"}},"required":["c"]}` {
+			t.Errorf("holder: %s", got)
+		}
+		if r.Type("SchemaCookie") != reflect.TypeFor[Cookie]() || r.Type("HttpCookie") != reflect.TypeFor[http.Cookie]() ||
+			r.Type("PageCookie") != reflect.TypeFor[Page[Cookie]]() || r.Type("PageCookie2") != reflect.TypeFor[Page[http.Cookie]]() {
+			t.Errorf("names: %v", r.Names())
+		}
+		docs = append(docs, marshal(t, r.Schemas()))
+	}
+	if docs[0] != docs[1] {
+		t.Errorf("the schemas depend on the order:\n%s\n%s", docs[0], docs[1])
 	}
 }
 
