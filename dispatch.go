@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -269,20 +270,12 @@ func (m *mux) allowed(p string) string {
 			b.WriteString(methodNames[i])
 		}
 	}
-	sortStrings(custom)
+	slices.Sort(custom)
 	for _, name := range custom {
 		b.WriteString(", ")
 		b.WriteString(name)
 	}
 	return b.String()
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // redirect sends the client to target (an escaped path), keeping the query:

@@ -184,10 +184,6 @@ type userInput struct {
 	ID int64 `path:"id" minimum:"1"`
 }
 
-type userOutput struct {
-	ID int64 `json:"id"`
-}
-
 func benchParam(b *testing.B, h http.Handler) {
 	req, _ := http.NewRequest(http.MethodGet, "/users/42", nil)
 	w := &benchWriter{h: http.Header{}}

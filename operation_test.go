@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -462,24 +460,7 @@ func TestAbsentParametersAreNotValidated(t *testing.T) {
 // TestInputReuseRule checks that a handler keeping its input past its
 // return is reported by the race detector (the rule of Register's doc).
 func TestInputReuseRule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the package with -race")
-	}
-	if os.Getenv("VANE_INPUT_VIOLATION") != "" {
-		t.Skip("inside the child")
-	}
-	for _, copyIt := range []bool{false, true} {
-		cmd := exec.Command(runtime.GOROOT()+"/bin/go", "test", "-race", "-count=1", "-run", "^TestInputReuseViolation$", ".")
-		cmd.Env = append(os.Environ(), "VANE_INPUT_VIOLATION=1")
-		if copyIt {
-			cmd.Env = append(cmd.Env, "VANE_INPUT_COPY=1")
-		}
-		out, err := cmd.CombinedOutput()
-		raced := strings.Contains(string(out), "WARNING: DATA RACE")
-		if raced == copyIt || (err == nil) == !copyIt {
-			t.Errorf("copy=%v: race reported %v, err %v; output:\n%s", copyIt, raced, err, out)
-		}
-	}
+	checkRaceRule(t, "TestInputReuseViolation", "VANE_INPUT_VIOLATION", "VANE_INPUT_COPY")
 }
 
 // TestInputReuseViolation is run by TestInputReuseRule: a handler hands its

@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -14,26 +13,37 @@ import (
 
 // TestRetainRule shows that breaking the rule of Param and Retain fails
 // loudly: a goroutine that reads a request's parameters after its handler
-// returned, without Retain, is reported by the race detector. It runs
-// TestRetainViolation in a child `go test -race` and expects a DATA RACE.
+// returned, without Retain, is reported by the race detector.
 func TestRetainRule(t *testing.T) {
+	checkRaceRule(t, "TestRetainViolation", "VANE_RETAIN_VIOLATION", "VANE_RETAIN")
+}
+
+// checkRaceRule runs the test child in a `go test -race` of this package
+// twice, with env set to 1: once breaking a reuse rule, which must end in a
+// reported DATA RACE and a failure, and once with keep=1 also set, keeping
+// to the rule, which must pass without one.
+func checkRaceRule(t *testing.T, child, env, keep string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the package with -race")
 	}
-	if os.Getenv("VANE_RETAIN_VIOLATION") != "" {
+	if os.Getenv(env) != "" {
 		t.Skip("inside the child")
 	}
-	goTool := runtime.GOROOT() + "/bin/go"
-	for _, retain := range []bool{false, true} {
-		cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run", "^TestRetainViolation$", ".")
-		cmd.Env = append(os.Environ(), "VANE_RETAIN_VIOLATION=1")
-		if retain {
-			cmd.Env = append(cmd.Env, "VANE_RETAIN=1")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	for _, kept := range []bool{false, true} {
+		cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run", "^"+child+"$", ".")
+		cmd.Env = append(os.Environ(), env+"=1")
+		if kept {
+			cmd.Env = append(cmd.Env, keep+"=1")
 		}
 		out, err := cmd.CombinedOutput()
 		raced := strings.Contains(string(out), "WARNING: DATA RACE")
-		if raced == retain || (err == nil) == !retain {
-			t.Errorf("retain=%v: race reported %v, err %v; output:\n%s", retain, raced, err, out)
+		if raced == kept || (err == nil) == !kept {
+			t.Errorf("%s with %s=%v: race reported %v, err %v; output:\n%s", child, keep, kept, raced, err, out)
 		}
 	}
 }

@@ -59,14 +59,6 @@ type route struct {
 	catchAll bool         // the last parameter is a catch-all
 }
 
-// paramNames returns the parameter names of rt in pattern order.
-func (rt *route) paramNames() []string {
-	if rt.names == nil {
-		return nil
-	}
-	return *rt.names
-}
-
 // registration is a route as registered, kept until the trees are compiled.
 type registration struct {
 	route
