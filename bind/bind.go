@@ -87,7 +87,7 @@ type param struct {
 	required bool
 	def      string // default, when hasDef
 	hasDef   bool
-	bit      uint64 // presence bit, shared with validate.ValidateInput
+	bit      uint64 // presence bit, shared with validate.ValidateInput (0 past the 64th)
 }
 
 const (
@@ -265,6 +265,16 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 		}
 		b.Parameters = append(b.Parameters, op)
 	}
+	if b.body != nil {
+		// Form fields take the presence bits after the parameters', so
+		// that a value sent is checked even at its zero value (count=0)
+		// and one not sent is not. validate.Input numbers them alike.
+		for j := range b.body.form {
+			if k := nparam + j; k < 64 {
+				b.body.form[j].bit = 1 << k
+			}
+		}
+	}
 	for i, ok := range seenPath {
 		if !ok {
 			return nil, fmt.Errorf("bind: %v (%s %s): no field binds path parameter {%s}; add a field tagged `path:%q`", t, cfg.Method, cfg.Pattern, cfg.PathParams[i], cfg.PathParams[i])
@@ -292,16 +302,20 @@ func paramSchema(reg *schema.Registry, f *schema.Field) (*schema.Schema, error) 
 	return s, nil
 }
 
-// Defaults sets every parameter that has a default in *ptr to it and
-// returns their presence bits, for checking the defaults against the rules
-// at registration.
+// Defaults sets every parameter and form field that has a default in *ptr
+// to it and returns their presence bits, for checking the defaults against
+// the rules at registration.
 func (b *Binder) Defaults(ptr any) uint64 {
 	e := (*eface)(unsafe.Pointer(&ptr))
 	if e.typ != b.rtype {
 		panic(fmt.Sprintf("bind: Defaults called with %T, want *%v", ptr, b.typ))
 	}
 	var st State
-	for _, list := range [][]param{b.query, b.header, b.cookie} {
+	lists := [][]param{b.query, b.header, b.cookie}
+	if b.body != nil {
+		lists = append(lists, b.body.form)
+	}
+	for _, list := range lists {
 		for i := range list {
 			if list[i].hasDef {
 				list[i].absent(e.data, &st, nil)

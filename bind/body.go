@@ -232,6 +232,7 @@ func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *pr
 				} else {
 					*(**multipart.FileHeader)(dst) = files[0]
 				}
+				st.Present |= p.bit
 				continue
 			}
 			vals := form.Value[p.name]
@@ -239,6 +240,9 @@ func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *pr
 				errs = p.absent(base, st, errs)
 				continue
 			}
+			// Sent, so present: checked by its rules even at its zero
+			// value, unless a value did not parse (reported here).
+			ok := true
 			for j, v := range vals {
 				var err error
 				if p.slice != nil {
@@ -248,7 +252,11 @@ func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *pr
 				}
 				if err != nil {
 					errs = append(errs, fieldErr(p.loc, err, v))
+					ok = false
 				}
+			}
+			if ok {
+				st.Present |= p.bit
 			}
 		}
 	case mt == "" && !bb.required:

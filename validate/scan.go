@@ -10,18 +10,25 @@ import (
 )
 
 // The presence of required properties cannot be read from a decoded Go
-// value (an absent string and an empty one look alike), so it is checked on
-// the raw JSON: a scanner compiled from the type walks the document once,
-// descending only where some required property lies below, and skips the
-// rest. JSON property names match fields as encoding/json matches them:
-// exactly, or else case-insensitively.
+// value (an absent string and an empty one look alike), nor can a null
+// (encoding/json leaves the field as it was), so both are checked on the
+// raw JSON: a scanner compiled from the type walks the document once,
+// descending only where some required or non-nullable property lies below,
+// and skips the rest. JSON property names match fields as encoding/json
+// matches them: exactly, or else case-insensitively.
+//
+// A null is accepted exactly where the schema the document shows accepts
+// it: a nullable schema (the nullable tag; OpenAPI's type union with
+// "null"), or one with no type at all (any, json.RawMessage, custom JSON).
+// A pointer is not nullable by itself: its schema is its element's.
 
-// scanNode is the compiled shape of a JSON value with required properties
-// somewhere inside.
+// scanNode is the compiled shape of a JSON value with required or
+// non-nullable properties somewhere inside.
 type scanNode struct {
-	kind  byte       // scanObject, scanArray or scanMap
-	props []scanProp // scanObject: the properties worth a look
-	elem  *scanNode  // scanArray, scanMap: the shape of every item/value
+	kind     byte       // scanObject, scanArray or scanMap
+	props    []scanProp // scanObject: the properties worth a look
+	elem     *scanNode  // scanArray, scanMap: the shape of every item/value; nil: nothing inside
+	elemNull string     // scanArray, scanMap: the failure of a null item/value; "" when allowed
 }
 
 const (
@@ -33,27 +40,46 @@ const (
 type scanProp struct {
 	name     string
 	required bool
-	nullable bool
+	nullMsg  string // the failure of a null value ("expected integer, not null"); "" when null is allowed
 	bit      uint64 // for required properties, their bit in the seen mask (0 past 64)
 	child    *scanNode
 }
 
-// scanner compiles the scan node of type t, or returns nil when nothing
-// inside t is required.
-func (c *compiler) scanner(t reflect.Type) *scanNode {
-	memo := map[reflect.Type]*scanNode{}
-	return c.scan(t, memo)
+// nullMsg returns the failure of a null where schema s is expected, or ""
+// when s accepts null.
+func (c *compiler) nullMsg(s *schema.Schema) string {
+	if s == nil || s.Nullable {
+		return ""
+	}
+	if s.Ref != "" {
+		r := c.reg.Resolve(s)
+		if r == s || r == nil || r.Nullable {
+			return ""
+		}
+		s = r
+	}
+	if s.Type == "" || s.Type == schema.TypeNull {
+		return ""
+	}
+	return "expected " + s.Type + ", not null"
 }
 
-func (c *compiler) scan(t reflect.Type, memo map[reflect.Type]*scanNode) *scanNode {
+// scanner compiles the scan node of a value of type t with schema s, or
+// returns nil when nothing inside t is required or non-nullable.
+func (c *compiler) scanner(t reflect.Type, s *schema.Schema) *scanNode {
+	memo := map[reflect.Type]*scanNode{}
+	return c.scan(t, s, memo)
+}
+
+func (c *compiler) scan(t reflect.Type, s *schema.Schema, memo map[reflect.Type]*scanNode) *scanNode {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if n, ok := memo[t]; ok {
-		return n // in progress (recursion) or done
-	}
 	switch t.Kind() {
 	case reflect.Struct:
+		if n, ok := memo[t]; ok {
+			return n // in progress (recursion) or done
+		}
 		if isOpaque(t) || implementsJSON(t) {
 			return nil
 		}
@@ -61,14 +87,17 @@ func (c *compiler) scan(t reflect.Type, memo map[reflect.Type]*scanNode) *scanNo
 		memo[t] = n
 		var bit uint64 = 1
 		for _, f := range schema.Fields(t) {
-			p := scanProp{name: f.Name, child: c.scan(f.Type, memo)}
+			fs, err := c.reg.FieldSchema(&f)
+			if err != nil {
+				continue // reported by compile
+			}
+			p := scanProp{name: f.Name, nullMsg: c.nullMsg(fs), child: c.scan(f.Type, fs, memo)}
 			if f.Required() && f.Tag.Get("readOnly") != "true" {
 				p.required = true
-				p.nullable = f.Tag.Get("nullable") == "true"
 				p.bit = bit
 				bit <<= 1
 			}
-			if p.required || p.child != nil {
+			if p.required || p.nullMsg != "" || p.child != nil {
 				n.props = append(n.props, p)
 			}
 		}
@@ -78,18 +107,20 @@ func (c *compiler) scan(t reflect.Type, memo map[reflect.Type]*scanNode) *scanNo
 		}
 		return n
 	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 || implementsJSON(t) {
+		if t.Elem().Kind() == reflect.Uint8 || implementsJSON(t) || s == nil || s.Type != schema.TypeArray || s.Items == nil {
 			return nil
 		}
-		if elem := c.scan(t.Elem(), memo); elem != nil {
-			return &scanNode{kind: scanArray, elem: elem}
+		n := &scanNode{kind: scanArray, elem: c.scan(t.Elem(), s.Items, memo), elemNull: c.nullMsg(s.Items)}
+		if n.elem != nil || n.elemNull != "" {
+			return n
 		}
 	case reflect.Map:
-		if implementsJSON(t) {
+		if implementsJSON(t) || s == nil || s.AdditionalProperties == nil {
 			return nil
 		}
-		if elem := c.scan(t.Elem(), memo); elem != nil {
-			return &scanNode{kind: scanMap, elem: elem}
+		n := &scanNode{kind: scanMap, elem: c.scan(t.Elem(), s.AdditionalProperties, memo), elemNull: c.nullMsg(s.AdditionalProperties)}
+		if n.elem != nil || n.elemNull != "" {
+			return n
 		}
 	}
 	return nil
@@ -110,19 +141,23 @@ type jscan struct {
 	ok   bool
 }
 
-func scanOK(n *scanNode, data []byte) bool {
+// scanOK reports whether data passes n; nullMsg is the failure of a null
+// document ("" when null is allowed).
+func scanOK(n *scanNode, nullMsg string, data []byte) bool {
 	s := jscan{data: data, ok: true}
 	if s.peek() == 'n' {
-		return false // a null body where properties are required
+		return nullMsg == ""
 	}
 	s.value(n)
 	return s.ok
 }
 
-func scanCollect(n *scanNode, data []byte, c *collector) {
+func scanCollect(n *scanNode, nullMsg string, data []byte, c *collector) {
 	s := jscan{data: data, ok: true, c: c}
 	if s.peek() == 'n' {
-		c.add("expected a value, not null", nil)
+		if nullMsg != "" {
+			c.add(nullMsg, nil)
+		}
 		return
 	}
 	s.value(n)
@@ -221,9 +256,9 @@ func (s *jscan) object(n *scanNode) {
 		} else {
 			if p.required {
 				seen |= p.bit
-				if !p.nullable && s.peek() == 'n' {
-					s.fail(p.name, "expected a value, not null")
-				}
+			}
+			if p.nullMsg != "" && s.peek() == 'n' {
+				s.fail(p.name, p.nullMsg)
 			}
 			if s.c != nil && p.child != nil {
 				m := s.c.push(p.name)
@@ -245,6 +280,14 @@ func (s *jscan) object(n *scanNode) {
 				return
 			}
 		}
+	}
+}
+
+// failHere records a failure at the current location.
+func (s *jscan) failHere(msg string) {
+	s.ok = false
+	if s.c != nil {
+		s.c.add(msg, nil)
 	}
 }
 
@@ -292,11 +335,19 @@ func (s *jscan) array(n *scanNode) {
 			return
 		}
 		start := s.i
+		null := n.elemNull != "" && s.peek() == 'n'
 		if s.c != nil {
 			m := s.c.pushIndex(idx)
+			if null {
+				s.failHere(n.elemNull)
+			}
 			s.value(n.elem)
 			s.c.pop(m)
 		} else {
+			if null {
+				s.ok = false
+				return
+			}
 			s.value(n.elem)
 		}
 		if s.peek() == ',' {
@@ -322,11 +373,19 @@ func (s *jscan) mapValues(n *scanNode) {
 			return
 		}
 		s.i++
+		null := n.elemNull != "" && s.peek() == 'n'
 		if s.c != nil {
 			m := s.c.push(string(raw))
+			if null {
+				s.failHere(n.elemNull)
+			}
 			s.value(n.elem)
 			s.c.pop(m)
 		} else {
+			if null {
+				s.ok = false
+				return
+			}
 			s.value(n.elem)
 		}
 		if s.peek() == ',' {

@@ -10,8 +10,9 @@
 // received.
 //
 // What JSON Schema checks on the JSON instance but a Go value cannot show,
-// the presence of required properties, is checked on the raw JSON body by
-// a compiled scanner (see Validator.Validate), also without allocating.
+// the presence of required properties and a null where the schema does not
+// allow one, is checked on the raw JSON body by a compiled scanner (see
+// Validator.Validate), also without allocating.
 //
 // Rules that need code go in a method on the input type, run after the tag
 // rules when those pass:
@@ -44,7 +45,9 @@ type Validator struct {
 	typ     reflect.Type
 	rtype   unsafe.Pointer // the *T type word, to check Validate's argument cheaply
 	root    *structNode    // nil when there is nothing to check
-	body    *scanNode      // required-property scanner for the raw JSON body; nil when none is required
+	body    *scanNode      // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
+	bodyNul string         // the failure of a null JSON body; "" when the body's schema allows null
+	scan    bool           // the raw JSON body is scanned: body != nil or bodyNul != ""
 	bodyLoc string         // the location of the raw JSON body's root ("body")
 	checker bool           // *T implements Checker
 }
@@ -59,7 +62,12 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{typ: t, bodyLoc: root, body: c.scanner(t)}
+	v := &Validator{typ: t, bodyLoc: root}
+	s, err := c.reg.Schema(t)
+	if err != nil {
+		return nil, err
+	}
+	v.bodyScanner(c, t, s)
 	if n != nil {
 		// The value itself is the one "field" of the root, named root.
 		v.root = &structNode{root: true, fields: []fieldNode{{name: root, n: n}}}
@@ -79,6 +87,7 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 	s := &structNode{}
 	v := &Validator{typ: t, bodyLoc: "body"}
 	nparam := 0
+	var form *reflect.StructField // a form Body: its fields follow the parameters'
 	for _, sf := range operation.InputFields(t) {
 		if !sf.IsExported() {
 			continue
@@ -88,22 +97,23 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			loc = in + "." + name
 		}
 		if sf.Name == "Body" && loc == "" {
+			if operation.IsForm(sf.Type) {
+				form = &sf
+				continue
+			}
 			loc = "body"
-			v.body = c.scanner(sf.Type)
 		}
 		if loc == "" {
 			continue
 		}
+		f := schema.Field{Name: sf.Name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
+		fs, err := c.reg.FieldSchema(&f)
 		var n node
-		var err error
-		if loc == "body" && operation.IsForm(sf.Type) {
-			n, err = c.form(sf.Type)
-		} else {
-			f := schema.Field{Name: sf.Name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
-			var fs *schema.Schema
-			if fs, err = c.reg.FieldSchema(&f); err == nil {
-				n, err = c.compile(sf.Type, fs)
-			}
+		if err == nil {
+			n, err = c.compile(sf.Type, fs)
+		}
+		if err == nil && loc == "body" {
+			v.bodyScanner(c, sf.Type, fs)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
@@ -119,6 +129,13 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			s.fields = append(s.fields, fieldNode{offset: sf.Offset, name: loc, n: n, bit: bit})
 		}
 	}
+	if form != nil {
+		fields, err := c.form(form.Type, form.Offset, nparam)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %v.%s: %w", t, form.Name, err)
+		}
+		s.fields = append(s.fields, fields...)
+	}
 	if len(s.fields) > 0 {
 		s.root = true
 		v.root = s
@@ -126,17 +143,27 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 	return v.finish()
 }
 
-// form compiles a form body: its fields are named by their form tags and,
-// like parameters, a field left at its zero value was absent and is not
-// checked (the binder reports missing required ones).
-func (c *compiler) form(t reflect.Type) (node, error) {
-	s := &structNode{}
+// form compiles the fields of a form body at offset in the input, as
+// fields of the input's root named body.<form name>. Like parameters, they
+// are checked when the form carried them, whatever their value (count=0 is
+// checked, a missing count is not; the binder reports missing required
+// ones): the j-th form field has presence bit nparam+j, as bind.Compile
+// numbers them. Past the 64th bit, a field left at its zero value counts as
+// absent.
+func (c *compiler) form(t reflect.Type, offset uintptr, nparam int) ([]fieldNode, error) {
+	var fields []fieldNode
+	j := 0
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name, ok := sf.Tag.Lookup("form")
 		if !ok || !sf.IsExported() {
 			continue
 		}
+		var bit uint64
+		if k := nparam + j; k < 64 {
+			bit = 1 << k
+		}
+		j++
 		f := schema.Field{Name: name, GoName: sf.Name, Index: sf.Index, Type: sf.Type, Tag: sf.Tag, Struct: sf}
 		fs, err := c.reg.FieldSchema(&f)
 		if err != nil {
@@ -146,15 +173,30 @@ func (c *compiler) form(t reflect.Type) (node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sf.Name, err)
 		}
-		if n != nil {
-			s.fields = append(s.fields, fieldNode{offset: sf.Offset, name: name, n: n, omit: sf.Type.Kind()})
+		if n == nil {
+			continue
 		}
+		fn := fieldNode{offset: offset + sf.Offset, name: string(problem.Location("body").Field(name)), n: n, bit: bit}
+		if bit == 0 {
+			fn.omit = sf.Type.Kind()
+		}
+		fields = append(fields, fn)
 	}
-	if len(s.fields) == 0 {
-		return nil, nil
-	}
-	return s, nil
+	return fields, nil
 }
+
+// bodyScanner compiles the scanner of a JSON body of type t and schema s:
+// required properties and nulls where the schema does not allow them.
+func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) {
+	if t == bytesType {
+		return // the raw body, not JSON
+	}
+	v.body = c.scanner(t, s)
+	v.bodyNul = c.nullMsg(s)
+	v.scan = v.body != nil || v.bodyNul != ""
+}
+
+var bytesType = reflect.TypeFor[[]byte]()
 
 func (v *Validator) finish() (*Validator, error) {
 	pt := reflect.PointerTo(v.typ)
@@ -168,9 +210,10 @@ func (v *Validator) finish() (*Validator, error) {
 	return v, nil
 }
 
-// CheckParams checks the tag rules of the parameters marked in present
-// (see ValidateInput) and nothing else: not the body, not a Checker's
-// Validate. Registration uses it to check defaults against their rules.
+// CheckParams checks the tag rules of the parameters and form fields
+// marked in present (see ValidateInput) and nothing else: not a JSON body,
+// not a Checker's Validate. Registration uses it to check defaults against
+// their rules.
 func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 	if v.root == nil {
 		return nil
@@ -192,7 +235,7 @@ func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 
 // Empty reports whether the validator checks nothing at all, so that a
 // caller may skip it.
-func (v *Validator) Empty() bool { return v.root == nil && v.body == nil && !v.checker }
+func (v *Validator) Empty() bool { return v.root == nil && !v.scan && !v.checker }
 
 // Type returns the type the validator checks.
 func (v *Validator) Type() reflect.Type { return v.typ }
@@ -214,8 +257,11 @@ func (v *Validator) Validate(ctx context.Context, ptr any, rawJSON []byte) []pro
 // ValidateInput is Validate for an input struct whose binder knows which
 // parameters the request carried: bit i of present stands for the i-th
 // parameter field (path, query, header or cookie, in field order; the
-// 65th and later are always checked). An absent parameter is not checked,
-// as JSON Schema does not check an absent property.
+// 65th and later are always checked), and the bits after the parameters'
+// for the fields of a form body, in field order (past the 64th bit, a form
+// field at its zero value counts as absent). An absent parameter or form
+// field is not checked, as JSON Schema does not check an absent property;
+// one the request carried is, whatever its value (?page=0, count=0).
 func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, present uint64) []problem.FieldError {
 	e := (*eface)(unsafe.Pointer(&ptr))
 	if e.typ != v.rtype {
@@ -225,26 +271,34 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 	ok := true
 	if v.root != nil {
 		// The fast pass over the root's fields, inline: an input's fields
-		// are never embedded pointers or omitempty.
+		// are never embedded pointers, and omit only for form fields past
+		// the 64th presence bit.
 		for i := range v.root.fields {
 			f := &v.root.fields[i]
-			if (f.bit == 0 || f.bit&present != 0) && !f.n.check(unsafe.Add(p, f.offset), nil) {
+			if f.bit != 0 && f.bit&present == 0 {
+				continue
+			}
+			q := unsafe.Add(p, f.offset)
+			if f.omit != reflect.Invalid && isEmpty(f.omit, q) {
+				continue
+			}
+			if !f.n.check(q, nil) {
 				ok = false
 				break
 			}
 		}
 	}
-	if ok && v.body != nil && rawJSON != nil {
-		ok = scanOK(v.body, rawJSON)
+	if ok && v.scan && rawJSON != nil {
+		ok = scanOK(v.body, v.bodyNul, rawJSON)
 	}
 	if !ok {
 		c := &collector{}
 		if v.root != nil {
 			v.root.checkPresent(p, c, present)
 		}
-		if v.body != nil && rawJSON != nil {
+		if v.scan && rawJSON != nil {
 			c.loc = append(c.loc[:0], v.bodyLoc...)
-			scanCollect(v.body, rawJSON, c)
+			scanCollect(v.body, v.bodyNul, rawJSON, c)
 		}
 		return c.errs
 	}

@@ -212,7 +212,7 @@ func TestRequiredPropertiesOnRawJSON(t *testing.T) {
 	}
 	got := check(`{"id":"x","email":null,"lines":[{"qty":1},{"name":"b","qty":1, "x":[1,{"y":"}"}]}],"address":{"zip":"1"},"scores":{"k":{"name":"a"}}}`)
 	want := strings.Join([]string{
-		"body.email: expected a value, not null",
+		"body.email: expected string, not null",
 		"body.lines[0].name: required property is missing",
 		"body.address.street: required property is missing",
 		"body.scores.k.qty: required property is missing",
@@ -303,12 +303,25 @@ func (badChecker) Validate() error { return nil }
 
 func TestNothingToCheck(t *testing.T) {
 	type plain struct {
-		A string `json:"a,omitempty"`
-		B []int  `json:"b,omitempty"`
+		A *string         `json:"a,omitempty" nullable:"true"`
+		B map[string]any  `json:"b,omitempty" nullable:"true"`
+		C json.RawMessage `json:"c,omitempty"`
 	}
 	v := mustCompile(t, reflect.TypeFor[plain]())
 	if v.root != nil || v.body != nil {
 		t.Errorf("expected an empty validator, got root=%v body=%v", v.root, v.body)
+	}
+	if v.bodyNul != "expected object, not null" {
+		t.Errorf("a null document: %q", v.bodyNul) // the object itself is not nullable
+	}
+	// Optional properties without rules are still scanned: a null where
+	// the schema does not allow one fails.
+	type optional struct {
+		A string `json:"a,omitempty"`
+		B []int  `json:"b,omitempty"`
+	}
+	if v := mustCompile(t, reflect.TypeFor[optional]()); v.body == nil {
+		t.Error("optional non-nullable properties are not scanned for null")
 	}
 }
 
@@ -352,7 +365,7 @@ func TestNullableAndReadOnlyInRequests(t *testing.T) {
 	if got := check(`{"note":null,"comment":"c"}`); got != "" {
 		t.Errorf("a nullable required property may be null, a readOnly one absent: %s", got)
 	}
-	if got := check(`{"comment":null}`); got != "body.comment: expected a value, not null\nbody.note: required property is missing" {
+	if got := check(`{"comment":null}`); got != "body.comment: expected string, not null\nbody.note: required property is missing" {
 		t.Errorf("got %q", got)
 	}
 }

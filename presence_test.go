@@ -1,0 +1,193 @@
+package vane
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"strings"
+	"testing"
+)
+
+// A form value that was sent is checked against its rules, even when it is
+// its type's zero value (count=0, name=); only a key the form did not carry
+// is absent.
+func TestFormValuesSentAreValidated(t *testing.T) {
+	type in struct {
+		Body struct {
+			Name  string `form:"name" required:"true" minLength:"2"`
+			Count int    `form:"count" minimum:"1"`
+			Note  string `form:"note" required:"true"`
+			On    bool   `form:"on" enum:"true"`
+		}
+	}
+	r := New()
+	Post(r, "/f", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	cases := []struct {
+		form string
+		code int
+		locs string // the failures' locations, in order
+	}{
+		{"name=ab&note=x", 200, ""},        // count and on absent: not checked
+		{"name=ab&note=&count=1", 200, ""}, // a required field sent empty is present
+		{"name=ab&note=x&count=0", 422, "body.count"},
+		{"name=&note=x", 422, "body.name"},          // sent empty: minLength applies
+		{"name=ab&note=x&on=false", 422, "body.on"}, // false was sent: enum applies
+		{"count=1", 422, "body.name body.note"},     // missing required fields
+		{"note=x&count=0", 422, "body.name body.count"},
+	}
+	send := map[string]func(form string) (string, string){
+		"urlencoded": func(form string) (string, string) { return form, "application/x-www-form-urlencoded" },
+		"multipart": func(form string) (string, string) {
+			var buf bytes.Buffer
+			mw := multipart.NewWriter(&buf)
+			for _, pair := range strings.Split(form, "&") {
+				k, v, _ := strings.Cut(pair, "=")
+				mw.WriteField(k, v)
+			}
+			mw.Close()
+			return buf.String(), mw.FormDataContentType()
+		},
+	}
+	for kind, enc := range send {
+		for _, tc := range cases {
+			body, ct := enc(tc.form)
+			w := serve(r, "POST", "/f", body, "Content-Type", ct)
+			if w.Code != tc.code {
+				t.Errorf("%s %q: %d %s", kind, tc.form, w.Code, w.Body)
+				continue
+			}
+			if tc.code == 200 {
+				continue
+			}
+			var locs []string
+			for _, e := range decodeProblem(t, w).Errors {
+				locs = append(locs, e.Location)
+			}
+			if got := strings.Join(locs, " "); got != tc.locs {
+				t.Errorf("%s %q: failures at %q, want %q: %s", kind, tc.form, got, tc.locs, w.Body)
+			}
+		}
+	}
+}
+
+// A form field's default is a value the operation will check: one that
+// breaks the field's rules is a registration error, as for parameters.
+func TestFormDefaultsMustKeepTheirRules(t *testing.T) {
+	type in struct {
+		Body struct {
+			Size int `form:"size" default:"0" minimum:"1"`
+		}
+	}
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "a default breaks its own rules: body.size") {
+			t.Errorf("panic %q", msg)
+		}
+	}()
+	Post(New(), "/x", func(context.Context, *in) (*struct{}, error) { return nil, nil })
+}
+
+// A JSON null is accepted exactly where the document allows it: a property
+// whose schema is nullable (the nullable tag) or has no type; anywhere else
+// it is a 422 at its location, required or not, pointer or not.
+func TestJSONNullOnlyWhereNullable(t *testing.T) {
+	type item struct {
+		N int `json:"n"`
+	}
+	type in struct {
+		Body struct {
+			Count int               `json:"count,omitempty" minimum:"1"`
+			Ptr   *int              `json:"ptr,omitempty"`
+			Note  *string           `json:"note,omitempty" nullable:"true"`
+			Tags  []string          `json:"tags,omitempty"`
+			Meta  map[string]int    `json:"meta,omitempty"`
+			Item  *item             `json:"item,omitempty"`
+			Items []*item           `json:"items,omitempty"`
+			Any   any               `json:"any,omitempty"`
+			Extra map[string]string `json:"extra,omitempty" nullable:"true"`
+		}
+	}
+	r := New()
+	Post(r, "/n", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	cases := []struct {
+		body string
+		want string // "" for 200, else "location: message"
+	}{
+		{`{}`, ""},
+		{`{"count":2,"ptr":0,"note":"x","tags":["a"],"meta":{"a":1},"item":{"n":1},"items":[{"n":1}],"any":1}`, ""},
+		{`{"note":null,"any":null,"extra":null}`, ""},
+		{`{"count":null}`, "body.count: expected integer, not null"},
+		{`{"COUNT":null}`, "body.count: expected integer, not null"},
+		{`{"ptr":null}`, "body.ptr: expected integer, not null"},
+		{`{"tags":null}`, "body.tags: expected array, not null"},
+		{`{"tags":["a",null]}`, "body.tags[1]: expected string, not null"},
+		{`{"meta":{"k":null}}`, "body.meta.k: expected integer, not null"},
+		{`{"item":null}`, "body.item: expected object, not null"},
+		{`{"item":{"n":null}}`, "body.item.n: expected integer, not null"},
+		{`{"items":[null]}`, "body.items[0]: expected object, not null"},
+		{`null`, "body: expected object, not null"},
+	}
+	for _, tc := range cases {
+		w := serve(r, "POST", "/n", tc.body, "Content-Type", "application/json")
+		if tc.want == "" {
+			if w.Code != 200 {
+				t.Errorf("%s: %d %s", tc.body, w.Code, w.Body)
+			}
+			continue
+		}
+		if w.Code != 422 {
+			t.Errorf("%s: %d %s, want %s", tc.body, w.Code, w.Body, tc.want)
+			continue
+		}
+		p := decodeProblem(t, w)
+		if len(p.Errors) != 1 || p.Errors[0].Location+": "+p.Errors[0].Message != tc.want {
+			t.Errorf("%s: %d %s, want %s", tc.body, w.Code, w.Body, tc.want)
+		}
+	}
+	// The document says the same: only note, any and extra admit null.
+	body := r.Operations()[0].RequestBody.Content[0].Schema
+	body = r.Schemas().Resolve(body)
+	for name, s := range body.Properties {
+		nullOK := s.Nullable || (s.Type == "" && s.Ref == "")
+		if want := name == "note" || name == "any" || name == "extra"; nullOK != want {
+			t.Errorf("document: property %s admits null: %v", name, nullOK)
+		}
+	}
+}
+
+// A parameter the request carried is checked at its zero value too; one it
+// did not carry is not.
+func TestParametersSentAreValidatedAtZero(t *testing.T) {
+	type in struct {
+		Page  int    `query:"page" minimum:"1"`
+		Size  int    `header:"X-Size" minimum:"1"`
+		Level int    `cookie:"level" minimum:"1"`
+		Name  string `query:"name" minLength:"1"`
+	}
+	r := New()
+	Get(r, "/p", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	if w := serve(r, "GET", "/p", ""); w.Code != 200 {
+		t.Errorf("absent: %d %s", w.Code, w.Body)
+	}
+	for _, tc := range []struct {
+		target, header, value, loc string
+	}{
+		{"/p?page=0", "", "", "query.page"},
+		{"/p?name=", "", "", "query.name"},
+		{"/p", "X-Size", "0", "header.X-Size"},
+		{"/p", "Cookie", "level=0", "cookie.level"},
+	} {
+		var h []string
+		if tc.header != "" {
+			h = []string{tc.header, tc.value}
+		}
+		w := serve(r, "GET", tc.target, "", h...)
+		if w.Code != 422 {
+			t.Errorf("%s %s: %d %s", tc.target, tc.value, w.Code, w.Body)
+			continue
+		}
+		if p := decodeProblem(t, w); len(p.Errors) != 1 || p.Errors[0].Location != tc.loc {
+			t.Errorf("%s %s: %s", tc.target, tc.value, w.Body)
+		}
+	}
+}
