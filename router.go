@@ -145,8 +145,9 @@ func AutoOptions(on bool) Option { return func(m *mux) { m.autoOptions = on } }
 // http.Request.SetPathValue, so that req.PathValue works as it does under
 // net/http.ServeMux. Off by default, because net/http keeps such values in a
 // map it allocates per request: with it on, a request whose route has
-// parameters costs two allocations and about 100 ns more (measured by
-// BenchmarkStdPathValues). vane.Param works either way, without allocating.
+// parameters costs 2 allocations (336 B) and roughly 200 ns more
+// (BenchmarkStdPathValues, one parameter, 2026-11-21). vane.Param works
+// either way, without allocating.
 func StdPathValues(on bool) Option { return func(m *mux) { m.stdValues = on } }
 
 // New returns an empty router.
