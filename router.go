@@ -288,6 +288,7 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 	if strings.IndexByte(full, '{') >= 0 {
 		strip = -1
 	}
+	segs := strings.Count(full, "/") // segments of the prefix, escaped or not
 	sh := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		n := strip
 		if n < 0 { // the mount point has parameters: measure what they matched
@@ -298,13 +299,27 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 		u := *req.URL
 		u.Path = "/" + strings.TrimPrefix(req.URL.Path[n:], "/")
 		if u.RawPath != "" {
-			u.RawPath = "" // the stripped path is re-escaped from Path
+			// An escaped '/' is no separator: skip the prefix's segments.
+			u.RawPath = "/" + strings.TrimPrefix(afterSegments(req.URL.EscapedPath(), segs), "/")
 		}
 		r2.URL = &u
 		h.ServeHTTP(w, r2)
 	})
 	r.register(anyMethod, full, sh, h)
 	r.register(anyMethod, full+"/{vanemount...}", sh, h)
+}
+
+// afterSegments returns what follows the first n segments of the path p.
+func afterSegments(p string, n int) string {
+	i := 0
+	for ; n > 0; n-- {
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			return ""
+		}
+		i += 1 + j
+	}
+	return p[i:]
 }
 
 // anyMethod marks Mount's routes.
@@ -314,10 +329,10 @@ const anyMethod = "*"
 // matched: everything but the rest parameter.
 func mountedLength(req *http.Request) int {
 	c := routeContextOf(req)
-	rest := ""
 	if c == nil {
 		return len(req.URL.Path)
 	}
+	rest := ""
 	if names := c.names; len(names) > 0 && names[len(names)-1] == "vanemount" {
 		rest = c.values[len(names)-1]
 	}

@@ -332,7 +332,10 @@ func TestMount(t *testing.T) {
 		{"POST", "/legacy/", "POST / raw= q= tenant="},
 		{"GET", "/legacy/override", "/legacy/override"},
 		{"POST", "/legacy/override", "POST /override raw= q= tenant="},
-		{"GET", "/legacy/a%2Fb", "GET /a/b raw= q= tenant="},
+		{"GET", "/legacy/a%2Fb", "GET /a/b raw=/a%2Fb q= tenant="},
+		{"GET", "/api/t/a%2Fb/things/7", "inner id=7 tenant=a/b"},
+		{"GET", "/api/t/a%2Fb/things/x%2Fy", "inner id=x/y tenant=a/b"},
+		{"GET", "/legacy/x%2Fy/z", "GET /x/y/z raw=/x%2Fy/z q= tenant="},
 		{"GET", "/api/t/acme/things/7", "inner id=7 tenant=acme"},
 	}
 	for _, tt := range tests {
