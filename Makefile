@@ -31,7 +31,7 @@ bench:
 	cd bench && go run ./cmd/report -count $(or $(COUNT),6)
 
 bench-e2e:
-	cd bench && go run ./cmd/report -e2e
+	cd bench && go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),3)
 
 bench-quick:
 	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick

@@ -1,8 +1,10 @@
-// Package e2e runs the end-to-end workload: each implementation of the
-// service serves on 127.0.0.1 in turn, is checked to answer correctly,
-// warmed up, and loaded by wrk for a fixed time; then it is stopped. Only
-// loopback addresses are used, every run is bounded in time, and every
-// server is stopped at the end, whatever happens.
+// Package e2e runs the end-to-end workload: in each of several rounds,
+// each implementation of the service serves on 127.0.0.1 in turn, is
+// checked to answer correctly, warmed up, and loaded by wrk for a fixed
+// time; then it is stopped. The order is rotated each round
+// (report.RoundOrder) and the report takes the median over the rounds.
+// Only loopback addresses are used, every run is bounded in time, and
+// every server is stopped at the end, whatever happens.
 package e2e
 
 import (
@@ -31,7 +33,8 @@ type Options struct {
 	Dir              string // where raw wrk output is kept
 	Duration, Warmup time.Duration
 	Conns, Threads   int
-	Only             []string // implementations to run; all when empty
+	Rounds           int      // every server measured once per round; 1 when < 1
+	Only             []string // implementations to run (net/http or net-http); all when empty
 	Log              io.Writer
 }
 
@@ -66,8 +69,11 @@ func Servers(serveBin, venv string) []Server {
 	return list
 }
 
-// Run measures every server in turn.
+// Run measures every server in turn, o.Rounds times.
 func Run(o Options) (*report.E2E, error) {
+	if o.Rounds < 1 {
+		o.Rounds = 1
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, "e2e: "+format+"\n", args...) }
 	wrk, err := ensureWrk(logf)
 	if err != nil {
@@ -93,6 +99,7 @@ func Run(o Options) (*report.E2E, error) {
 		Duration: o.Duration.String(),
 		Threads:  o.Threads,
 		Conns:    o.Conns,
+		Rounds:   o.Rounds,
 	}
 	if fastapiErr == nil {
 		out, _ := exec.Command(filepath.Join(venv, "bin", "python"), "-c",
@@ -103,25 +110,71 @@ func Run(o Options) (*report.E2E, error) {
 	// process group, out of the terminal's reach) before the run ends.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	// Servers that cannot run get their status now; the others are
+	// measured once per round, the order rotated each round.
+	var (
+		servers  []Server
+		fixed    = map[string]report.E2EResult{}
+		runnable []string
+		byName   = map[string]Server{}
+	)
 	for _, s := range Servers(serveBin, venv) {
+		if len(o.Only) > 0 && !contains(o.Only, s.Name) && !contains(o.Only, safe(s.Name)) {
+			continue
+		}
+		servers = append(servers, s)
+		switch {
+		case s.Pending != "":
+			fixed[s.Name] = report.E2EResult{Name: s.Name, Status: report.StatePending, Reason: s.Pending}
+		case s.Name == "fastapi" && fastapiErr != nil:
+			fixed[s.Name] = report.E2EResult{Name: s.Name, Status: "failed", Reason: "FastAPI could not be installed: " + fastapiErr.Error()}
+		default:
+			runnable = append(runnable, s.Name)
+			byName[s.Name] = s
+		}
+	}
+	per := time.Duration(o.Rounds*len(runnable)) * (o.Warmup + o.Duration + 2*time.Second)
+	logf("%d rounds of %d servers: about %s", o.Rounds, len(runnable), per.Round(time.Second))
+	rounds := map[string][]report.E2ERound{}
+	started := time.Now()
+	for round := 0; round < o.Rounds; round++ {
+		order := report.RoundOrder(runnable, round, o.Rounds)
+		res.Orders = append(res.Orders, order)
+		logf("round %d/%d: %s", round+1, o.Rounds, strings.Join(order, ", "))
+		for pos, name := range order {
+			if ctx.Err() != nil {
+				return res, errors.New("interrupted: every server stopped")
+			}
+			s := byName[name]
+			raw := filepath.Join(o.Dir, fmt.Sprintf("e2e-%s-r%d-%s.txt", stamp.Format("20060102-150405"), round+1, safe(name)))
+			logf("round %d/%d, %s: starting", round+1, o.Rounds, name)
+			m := measure(ctx, s, wrk, o, raw, logf)
+			x := report.E2ERound{Round: round + 1, Position: pos + 1, Status: m.Status, Reason: m.Reason,
+				Requests: m.Requests, ReqPerSec: m.ReqPerSec, AvgMs: m.AvgMs, P99Ms: m.P99Ms,
+				TransferMB: m.TransferMB, Errors: m.Errors}
+			if _, err := os.Stat(raw); err == nil {
+				x.RawFile = filepath.ToSlash(raw)
+			}
+			if x.Status == "ok" {
+				logf("round %d/%d, %s: %.0f req/s, avg %.3f ms, p99 %.3f ms, %d errors", round+1, o.Rounds, name, x.ReqPerSec, x.AvgMs, x.P99Ms, x.Errors)
+			} else {
+				logf("round %d/%d, %s: %s: %s", round+1, o.Rounds, name, x.Status, x.Reason)
+			}
+			rounds[name] = append(rounds[name], x)
+		}
 		if ctx.Err() != nil {
 			return res, errors.New("interrupted: every server stopped")
 		}
-		if len(o.Only) > 0 && !contains(o.Only, s.Name) {
-			continue
-		}
-		r := report.E2EResult{Name: s.Name}
-		switch {
-		case s.Pending != "":
-			r.Status, r.Reason = report.StatePending, s.Pending
-		case s.Name == "fastapi" && fastapiErr != nil:
-			r.Status, r.Reason = "failed", "FastAPI could not be installed: "+fastapiErr.Error()
-		default:
-			logf("%s: starting", s.Name)
-			r = measure(ctx, s, wrk, o, filepath.Join(o.Dir, "e2e-"+stamp.Format("20060102-150405")+"-"+safe(s.Name)+".txt"), logf)
+		logf("round %d/%d done after %s", round+1, o.Rounds, time.Since(started).Round(time.Second))
+	}
+	for _, s := range servers {
+		r, ok := fixed[s.Name]
+		if !ok {
+			r = report.AggregateE2E(s.Name, rounds[s.Name])
 		}
 		if r.Status == "ok" {
-			logf("%s: %.0f req/s, avg %.3f ms, p99 %.3f ms, %d errors", s.Name, r.ReqPerSec, r.AvgMs, r.P99Ms, r.Errors)
+			st := r.Stat()
+			logf("%s: median %.0f req/s (%.0f–%.0f over %d rounds), avg %.3f ms, p99 %.3f ms, %d errors", s.Name, st.Median, st.Min, st.Max, st.N, r.AvgMs, r.P99Ms, r.Errors)
 		} else {
 			logf("%s: %s: %s", s.Name, r.Status, r.Reason)
 		}

@@ -43,7 +43,9 @@ const (
 	StateSkip    = "skip"    // the peer is not part of this workload
 )
 
-// E2E is one end-to-end run under wrk.
+// E2E is one end-to-end run under wrk: Rounds rounds, each measuring
+// every server once, in the order Orders[round]. Files written before
+// rounds existed have neither field: one round, in report order.
 type E2E struct {
 	Date     string
 	Tool     string // wrk's version line
@@ -53,20 +55,41 @@ type E2E struct {
 	Duration string
 	Threads  int
 	Conns    int
+	Rounds   int        `json:",omitempty"` // 0 in older files: one round
+	Orders   [][]string `json:",omitempty"` // the order of each round
 	Results  []E2EResult
 }
 
-// E2EResult is one server's measurement.
+// E2EResult is one server's measurement. With rounds, the numbers are the
+// medians over the rounds that succeeded (Requests and Errors are sums),
+// and Rounds holds every round; older files have only the numbers, of
+// their one round.
 type E2EResult struct {
 	Name       string
-	Status     string // "ok", StatePending or "failed"
+	Status     string // "ok" (at least one round measured), StatePending, StateWrong or "failed"
+	Reason     string // why not ok; for "ok", the rounds that failed, if any
+	Requests   int
+	ReqPerSec  float64
+	AvgMs      float64
+	P99Ms      float64
+	TransferMB float64    // MB/s
+	Errors     int        // socket errors plus non-2xx answers
+	Rounds     []E2ERound `json:",omitempty"`
+}
+
+// E2ERound is one server's measurement in one round.
+type E2ERound struct {
+	Round      int    // from 1
+	Position   int    // its place in the round's order, from 1
+	Status     string // "ok", StateWrong or "failed"
 	Reason     string
 	Requests   int
 	ReqPerSec  float64
 	AvgMs      float64
 	P99Ms      float64
-	TransferMB float64 // MB/s
-	Errors     int     // socket errors plus non-2xx answers
+	TransferMB float64
+	Errors     int
+	RawFile    string // wrk's output, relative to bench/
 }
 
 // ReadJSON loads v from a JSON file.

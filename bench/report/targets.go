@@ -122,27 +122,7 @@ func (r *Report) targets(b *strings.Builder) {
 	ratio := r.Data.Ratio("Typed", "Param", "vane", "vane-hand", UnitNs)
 	add("one typed parameter: at most 1.3× the same read by hand", ratio <= 1.3, !math.IsNaN(ratio), fmt.Sprintf("%.2f×", ratio))
 
-	if e := r.E2E; e != nil {
-		by := map[string]E2EResult{}
-		for _, res := range e.Results {
-			by[res.Name] = res
-		}
-		vane := by["vane"]
-		var ahead []string
-		for _, p := range []string{"gin", "echo", "chi", "huma", "fiber"} {
-			if o := by[p]; o.Status == "ok" && vane.Status == "ok" && o.ReqPerSec >= vane.ReqPerSec {
-				ahead = append(ahead, p)
-			}
-		}
-		result := "vane serves the most"
-		if len(ahead) > 0 {
-			result = "ahead of vane: " + strings.Join(ahead, ", ")
-		}
-		add("end to end: more requests/s than gin, echo, chi, huma and fiber", len(ahead) == 0, vane.Status == "ok", result)
-		nh := by["net/http"]
-		share := vane.ReqPerSec / nh.ReqPerSec
-		add("end to end: within 5% of bare net/http", share >= 0.95, vane.Status == "ok" && nh.Status == "ok", fmt.Sprintf("%.1f%% of net/http's requests/s", 100*share))
-	}
+	r.e2eTargets(func(target, result, verdict string) { rows = append(rows, row{target, result, verdict}) })
 
 	b.WriteString("## The brief's targets\n\n")
 	b.WriteString("Each bound of vane's brief, checked against this run (medians; a noisy run can move a verdict, so read it with the spreads below).\n\n")

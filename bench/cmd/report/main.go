@@ -4,7 +4,7 @@
 //
 //	go run ./cmd/report              # workloads 1-5, -count 6, then BENCHMARKS.md
 //	go run ./cmd/report -quick       # CI: one short run, report under results/quick/
-//	go run ./cmd/report -e2e         # workload 6 under wrk, then BENCHMARKS.md again
+//	go run ./cmd/report -e2e         # workload 6 under wrk (3 rounds, -e2e-rounds), then BENCHMARKS.md again
 //	go run ./cmd/report -from results/bench-20261121-140000.txt   # report only
 //
 // Before anything is timed every adapter is checked (the same check as
@@ -40,8 +40,9 @@ func main() {
 		quick     = flag.Bool("quick", false, "CI mode: -count 1, -benchtime 10ms, report under results/quick/")
 		from      = flag.String("from", "", "write the report from this raw output instead of running")
 		runE2E    = flag.Bool("e2e", false, "run the end-to-end workload under wrk, then write the report")
-		e2eDur    = flag.Duration("e2e-duration", 10*time.Second, "wrk duration per server")
-		e2eWarm   = flag.Duration("e2e-warmup", 3*time.Second, "wrk warm-up per server")
+		e2eDur    = flag.Duration("e2e-duration", 10*time.Second, "wrk duration per server and round")
+		e2eWarm   = flag.Duration("e2e-warmup", 3*time.Second, "wrk warm-up per server and round")
+		e2eRounds = flag.Int("e2e-rounds", 3, "end-to-end rounds: every server measured once per round, the order rotated; the report shows medians and spreads")
 		e2eConns  = flag.Int("e2e-conns", 10, "wrk connections")
 		e2eThr    = flag.Int("e2e-threads", 2, "wrk threads")
 		e2eOnly   = flag.String("e2e-only", "", "comma-separated implementations to run end to end (default: all)")
@@ -75,8 +76,11 @@ func main() {
 	}
 
 	if *runE2E {
+		if *e2eRounds < 1 {
+			log.Fatal("-e2e-rounds must be at least 1")
+		}
 		res, err := e2e.Run(e2e.Options{
-			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr,
+			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr, Rounds: *e2eRounds,
 			Only: splitList(*e2eOnly), Log: os.Stderr,
 		})
 		if err != nil {
@@ -249,7 +253,7 @@ func run(dir, bench string, count int, benchtime string, quick bool) (string, re
 		cmd,
 		"# which runs, in bench/:",
 		fmt.Sprintf("for round in $(seq %d); do go %s; done | tee %s", count, strings.Join(quoteArgs(args), " "), filepath.ToSlash(raw)),
-		"make bench-e2e   # = cd bench && go run ./cmd/report -e2e (end to end under wrk)",
+		"make bench-e2e   # = cd bench && go run ./cmd/report -e2e -e2e-rounds 3 (end to end under wrk)",
 	}
 	if err := report.WriteJSON(strings.TrimSuffix(raw, ".txt")+".json", meta); err != nil {
 		return "", meta, err
