@@ -83,6 +83,7 @@ func FuzzBody(f *testing.F) {
 	f.Add("application/json", `{"name":"","age":-1,"items":[{"sku":"x","qty":0}],"tags":["a","a"]}`)
 	f.Add("application/json", `{"items":[{},{"sku":1}], "age": 1.5, "Name": null}`)
 	f.Add("application/json", `[1,2,{"a":[}]`)
+	f.Add("application/json", `{"name":"a","age":0,"email":"","tags":[],"items":[{"sku":"ABC","qty":1},{"sku":"ABC","qty":1}],"EMAIL":"","next":{}}`)
 	f.Add("application/merge-patch+json", `{"name":"\u00e9\ud800","age":1e400}`)
 	f.Add("text/plain", `{}`)
 	f.Add("", ``)

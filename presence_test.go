@@ -191,3 +191,81 @@ func TestParametersSentAreValidatedAtZero(t *testing.T) {
 		}
 	}
 }
+
+// A JSON property that was sent is checked against its rules even at its
+// zero value ({"count":0} for an omitempty count, "" for a name, false, an
+// empty list), at any depth: nested objects, arrays of objects, pointers,
+// embedded structs. Only a property absent from the JSON skips its rules.
+func TestJSONZeroValuesSentAreValidated(t *testing.T) {
+	type leaf struct {
+		Count int    `json:"count,omitempty" minimum:"1"`
+		Sku   string `json:"sku"`
+	}
+	type group struct {
+		Items []leaf `json:"items,omitempty"`
+	}
+	type Base struct {
+		Level int `json:"level,omitempty" minimum:"1"`
+	}
+	type in struct {
+		Body struct {
+			*Base
+			Count  int      `json:"count,omitempty" minimum:"1"`
+			Name   string   `json:"name,omitempty" minLength:"2"`
+			On     bool     `json:"on,omitempty" enum:"true"`
+			Tags   []string `json:"tags,omitempty" minItems:"1"`
+			Ratio  float64  `json:"ratio,omitempty" exclusiveMinimum:"0"`
+			Nested *leaf    `json:"nested,omitempty"`
+			Items  []leaf   `json:"items,omitempty"`
+			Ptrs   []*leaf  `json:"ptrs,omitempty"`
+			Fixed  [2]leaf  `json:"fixed"`
+			Groups []group  `json:"groups,omitempty"`
+		}
+	}
+	r := New()
+	Post(r, "/z", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
+	cases := []struct {
+		body string
+		want string // "" for 200, else the failures' locations in order
+	}{
+		{`{"fixed":[]}`, ""},
+		{`{"count":1,"name":"ab","on":true,"tags":["a"],"ratio":0.5,"level":2,"fixed":[]}`, ""},
+		{`{"nested":{"sku":"a"},"items":[{"sku":"a"},{"sku":"b","count":3}],"fixed":[{"sku":"a"}]}`, ""},
+		{`{"count":0,"fixed":[]}`, "body.count"},
+		{`{"COUNT":0,"fixed":[]}`, "body.count"},
+		{`{"count":0,"count":0,"fixed":[]}`, "body.count"},
+		{`{"count":null,"fixed":[]}`, "body.count"}, // reported once, as a null
+		{`{"name":"","fixed":[]}`, "body.name"},
+		{`{"on":false,"fixed":[]}`, "body.on"},
+		{`{"tags":[],"fixed":[]}`, "body.tags"},
+		{`{"ratio":0.0,"fixed":[]}`, "body.ratio"},
+		{`{"level":0,"fixed":[]}`, "body.level"},
+		{`{"count":0,"name":"","on":false,"fixed":[]}`, "body.count body.name body.on"},
+		{`{"nested":{"sku":"a","count":0},"fixed":[]}`, "body.nested.count"},
+		{`{"items":[{"sku":"a","count":1},{"sku":"b"},{"sku":"c","count":0}],"fixed":[]}`, "body.items[2].count"},
+		{`{"ptrs":[{"sku":"a","count":2},{"sku":"b","count":0}],"fixed":[]}`, "body.ptrs[1].count"},
+		{`{"fixed":[{"sku":"a"},{"sku":"b","count":0},{"sku":"c","count":0}]}`, "body.fixed[1].count"},
+		{`{"groups":[{"items":[{"sku":"a"}]},{"items":[{"sku":"a","count":0}]}],"fixed":[]}`, "body.groups[1].items[0].count"},
+		{`{"groups":[{"items":[]}],"fixed":[]}`, ""},
+	}
+	for _, tc := range cases {
+		w := serve(r, "POST", "/z", tc.body, "Content-Type", "application/json")
+		if tc.want == "" {
+			if w.Code != 200 {
+				t.Errorf("%s: %d %s", tc.body, w.Code, w.Body)
+			}
+			continue
+		}
+		if w.Code != 422 {
+			t.Errorf("%s: %d %s, want failures at %s", tc.body, w.Code, w.Body, tc.want)
+			continue
+		}
+		var locs []string
+		for _, e := range decodeProblem(t, w).Errors {
+			locs = append(locs, e.Location)
+		}
+		if got := strings.Join(locs, " "); got != tc.want {
+			t.Errorf("%s: failures at %q, want %q: %s", tc.body, got, tc.want, w.Body)
+		}
+	}
+}

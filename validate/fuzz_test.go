@@ -12,6 +12,8 @@ func FuzzRequiredScan(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"x","email":"a@b.co","lines":[{"name":"a","qty":1}],"total":1}`,
 		`{"lines":[{"name":1},{"qty":[1,{"a":"}"}]}],"scores":{"k":{"name":"a"}}}`,
+		`{"priority":0,"kind":"","express":false,"address":{"street":"a","zip":""},"lines":[{},{},{},{"note":""}]}`,
+		`{"address":{"zip":""},"address":{"zip":""},"Priority":0,"lines":[{"note":null}]}`,
 		`{"\u0069d":null,`, `[`, `{"a"`, `{"a":}`, "\x00", `{"lines":[,,]}`, `"str"`,
 	} {
 		f.Add([]byte(s))

@@ -21,6 +21,15 @@ import (
 // it: a nullable schema (the nullable tag; OpenAPI's type union with
 // "null"), or one with no type at all (any, json.RawMessage, custom JSON).
 // A pointer is not nullable by itself: its schema is its element's.
+//
+// The scanner also records which optional properties were present: the
+// decoded value cannot tell an omitempty count sent as 0 from an absent
+// one, and the checkers skip such a field at its zero value. So the
+// scanner walks the decoded Go value alongside the JSON (offsets compiled
+// from the type, items by index), keeps a presence bitset per object, and
+// at the object's end applies the rules of every property that was sent
+// (not as null) and is at its zero value. Present non-zero values were
+// checked by the checkers already; absent ones are not checked at all.
 
 // scanNode is the compiled shape of a JSON value with required or
 // non-nullable properties somewhere inside.
@@ -29,6 +38,12 @@ type scanNode struct {
 	props    []scanProp // scanObject: the properties worth a look
 	elem     *scanNode  // scanArray, scanMap: the shape of every item/value; nil: nothing inside
 	elemNull string     // scanArray, scanMap: the failure of a null item/value; "" when allowed
+
+	// scanArray: the Go items, to follow the decoded value (maps are not
+	// followed: their values are not addressable).
+	elemSize   uintptr
+	alen       int // a Go array's length; -1 for a slice
+	elemDerefs int // pointers to follow from an item to what elem describes
 }
 
 const (
@@ -43,6 +58,18 @@ type scanProp struct {
 	nullMsg  string // the failure of a null value ("expected integer, not null"); "" when null is allowed
 	bit      uint64 // for required properties, their bit in the seen mask (0 past 64)
 	child    *scanNode
+
+	// Where the field is in the decoded struct.
+	offset uintptr
+	embed  []uintptr // offsets of embedded pointers to follow first (rare)
+	derefs int       // pointers to follow from the field to what child describes
+
+	// An omitempty property with rules: check runs on its zero value when
+	// the property was present (bit pbit of the object's presence mask; 0
+	// past 64, where a zero value counts as absent).
+	check node
+	omit  reflect.Kind
+	pbit  uint64
 }
 
 // nullMsg returns the failure of a null where schema s is expected, or ""
@@ -85,19 +112,26 @@ func (c *compiler) scan(t reflect.Type, s *schema.Schema, memo map[reflect.Type]
 		}
 		n := &scanNode{kind: scanObject}
 		memo[t] = n
-		var bit uint64 = 1
+		var bit, pbit uint64 = 1, 1
 		for _, f := range schema.Fields(t) {
 			fs, err := c.reg.FieldSchema(&f)
 			if err != nil {
 				continue // reported by compile
 			}
-			p := scanProp{name: f.Name, nullMsg: c.nullMsg(fs), child: c.scan(f.Type, fs, memo)}
+			p := scanProp{name: f.Name, nullMsg: c.nullMsg(fs), child: c.scan(f.Type, fs, memo), derefs: derefs(f.Type)}
+			p.embed, p.offset = fieldOffset(t, f.Index)
 			if f.Required() && f.Tag.Get("readOnly") != "true" {
 				p.required = true
 				p.bit = bit
 				bit <<= 1
 			}
-			if p.required || p.nullMsg != "" || p.child != nil {
+			if f.OmitEmpty && pbit != 0 {
+				if fn, err := c.compile(f.Type, fs); err == nil && fn != nil {
+					p.check, p.omit, p.pbit = fn, f.Type.Kind(), pbit
+					pbit <<= 1
+				}
+			}
+			if p.required || p.nullMsg != "" || p.child != nil || p.check != nil {
 				n.props = append(n.props, p)
 			}
 		}
@@ -110,7 +144,11 @@ func (c *compiler) scan(t reflect.Type, s *schema.Schema, memo map[reflect.Type]
 		if t.Elem().Kind() == reflect.Uint8 || implementsJSON(t) || s == nil || s.Type != schema.TypeArray || s.Items == nil {
 			return nil
 		}
-		n := &scanNode{kind: scanArray, elem: c.scan(t.Elem(), s.Items, memo), elemNull: c.nullMsg(s.Items)}
+		n := &scanNode{kind: scanArray, elem: c.scan(t.Elem(), s.Items, memo), elemNull: c.nullMsg(s.Items),
+			elemSize: t.Elem().Size(), alen: -1, elemDerefs: derefs(t.Elem())}
+		if t.Kind() == reflect.Array {
+			n.alen = t.Len()
+		}
 		if n.elem != nil || n.elemNull != "" {
 			return n
 		}
@@ -124,6 +162,43 @@ func (c *compiler) scan(t reflect.Type, s *schema.Schema, memo map[reflect.Type]
 		}
 	}
 	return nil
+}
+
+// derefs counts the pointers in front of t's element type.
+func derefs(t reflect.Type) int {
+	n := 0
+	for ; t.Kind() == reflect.Pointer; t = t.Elem() {
+		n++
+	}
+	return n
+}
+
+// deref follows n pointers from p, or returns nil at a nil one.
+func deref(p unsafe.Pointer, n int) unsafe.Pointer {
+	for ; n > 0 && p != nil; n-- {
+		p = *(*unsafe.Pointer)(p)
+	}
+	return p
+}
+
+// fieldOffset returns where the field at index lies in a struct of type t:
+// the offsets of embedded pointers to follow first, then the offset from
+// the last one.
+func fieldOffset(t reflect.Type, index []int) (embed []uintptr, off uintptr) {
+	for k, i := range index {
+		sf := t.Field(i)
+		off += sf.Offset
+		if k == len(index)-1 {
+			break
+		}
+		t = sf.Type
+		if t.Kind() == reflect.Pointer {
+			embed = append(embed, off)
+			off = 0
+			t = t.Elem()
+		}
+	}
+	return embed, off
 }
 
 var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -142,17 +217,18 @@ type jscan struct {
 }
 
 // scanOK reports whether data passes n; nullMsg is the failure of a null
-// document ("" when null is allowed).
-func scanOK(n *scanNode, nullMsg string, data []byte) bool {
+// document ("" when null is allowed). gp is the Go value data was decoded
+// into (what n describes; nil: not followed).
+func scanOK(n *scanNode, nullMsg string, data []byte, gp unsafe.Pointer) bool {
 	s := jscan{data: data, ok: true}
 	if s.peek() == 'n' {
 		return nullMsg == ""
 	}
-	s.value(n)
+	s.value(n, gp)
 	return s.ok
 }
 
-func scanCollect(n *scanNode, nullMsg string, data []byte, c *collector) {
+func scanCollect(n *scanNode, nullMsg string, data []byte, gp unsafe.Pointer, c *collector) {
 	s := jscan{data: data, ok: true, c: c}
 	if s.peek() == 'n' {
 		if nullMsg != "" {
@@ -160,7 +236,7 @@ func scanCollect(n *scanNode, nullMsg string, data []byte, c *collector) {
 		}
 		return
 	}
-	s.value(n)
+	s.value(n, gp)
 }
 
 func (s *jscan) ws() {
@@ -184,8 +260,9 @@ func (s *jscan) peek() byte {
 
 func (s *jscan) stop() bool { return !s.ok && s.c == nil }
 
-// value scans the value at s.i against n (nil: skip it).
-func (s *jscan) value(n *scanNode) {
+// value scans the value at s.i against n (nil: skip it); gp is its
+// decoded Go value (nil: unknown).
+func (s *jscan) value(n *scanNode, gp unsafe.Pointer) {
 	if n == nil {
 		s.skip()
 		return
@@ -193,7 +270,7 @@ func (s *jscan) value(n *scanNode) {
 	switch s.peek() {
 	case '{':
 		if n.kind == scanObject {
-			s.object(n)
+			s.object(n, gp)
 		} else if n.kind == scanMap {
 			s.mapValues(n)
 		} else {
@@ -201,7 +278,7 @@ func (s *jscan) value(n *scanNode) {
 		}
 	case '[':
 		if n.kind == scanArray {
-			s.array(n)
+			s.array(n, gp)
 		} else {
 			s.skip()
 		}
@@ -234,9 +311,9 @@ func (s *jscan) str() ([]byte, bool) {
 	return s.data[start:], esc
 }
 
-func (s *jscan) object(n *scanNode) {
+func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
 	s.i++ // {
-	var seen uint64
+	var seen, present uint64
 	for !s.stop() {
 		if s.peek() == '}' {
 			s.i++
@@ -257,15 +334,23 @@ func (s *jscan) object(n *scanNode) {
 			if p.required {
 				seen |= p.bit
 			}
-			if p.nullMsg != "" && s.peek() == 'n' {
-				s.fail(p.name, p.nullMsg)
+			if s.peek() == 'n' {
+				if p.nullMsg != "" {
+					s.fail(p.name, p.nullMsg)
+				}
+			} else {
+				present |= p.pbit
+			}
+			var q unsafe.Pointer
+			if p.child != nil && gp != nil {
+				q = deref(p.field(gp), p.derefs)
 			}
 			if s.c != nil && p.child != nil {
 				m := s.c.push(p.name)
-				s.value(p.child)
+				s.value(p.child, q)
 				s.c.pop(m)
 			} else {
-				s.value(p.child)
+				s.value(p.child, q)
 			}
 		}
 		if s.peek() == ',' {
@@ -281,6 +366,44 @@ func (s *jscan) object(n *scanNode) {
 			}
 		}
 	}
+	if gp == nil || present == 0 {
+		return
+	}
+	// Properties sent at their zero value, which the checkers took for
+	// absent: their rules apply.
+	for i := range n.props {
+		p := &n.props[i]
+		if p.pbit&present == 0 {
+			continue
+		}
+		q := p.field(gp)
+		if q == nil || !isEmpty(p.omit, q) {
+			continue // checked with the value
+		}
+		if s.c == nil {
+			if !p.check.check(q, nil) {
+				s.ok = false
+				return
+			}
+			continue
+		}
+		m := s.c.push(p.name)
+		if !p.check.check(q, s.c) {
+			s.ok = false
+		}
+		s.c.pop(m)
+	}
+}
+
+// field returns the address of p's field in the struct at gp, or nil
+// behind a nil embedded pointer.
+func (p *scanProp) field(gp unsafe.Pointer) unsafe.Pointer {
+	if p.embed != nil {
+		if gp = followEmbedded(gp, p.embed); gp == nil {
+			return nil
+		}
+	}
+	return unsafe.Add(gp, p.offset)
 }
 
 // failHere records a failure at the current location.
@@ -324,8 +447,13 @@ func (n *scanNode) match(raw []byte, esc bool) *scanProp {
 	return nil
 }
 
-func (s *jscan) array(n *scanNode) {
+func (s *jscan) array(n *scanNode, gp unsafe.Pointer) {
 	s.i++ // [
+	data, length := gp, n.alen
+	if gp != nil && n.alen < 0 {
+		h := (*sliceHeader)(gp)
+		data, length = h.data, h.len
+	}
 	for idx := 0; !s.stop(); idx++ {
 		if s.peek() == ']' {
 			s.i++
@@ -336,19 +464,23 @@ func (s *jscan) array(n *scanNode) {
 		}
 		start := s.i
 		null := n.elemNull != "" && s.peek() == 'n'
+		var q unsafe.Pointer
+		if data != nil && idx < length && n.elem != nil {
+			q = deref(unsafe.Add(data, uintptr(idx)*n.elemSize), n.elemDerefs)
+		}
 		if s.c != nil {
 			m := s.c.pushIndex(idx)
 			if null {
 				s.failHere(n.elemNull)
 			}
-			s.value(n.elem)
+			s.value(n.elem, q)
 			s.c.pop(m)
 		} else {
 			if null {
 				s.ok = false
 				return
 			}
-			s.value(n.elem)
+			s.value(n.elem, q)
 		}
 		if s.peek() == ',' {
 			s.i++
@@ -379,14 +511,14 @@ func (s *jscan) mapValues(n *scanNode) {
 			if null {
 				s.failHere(n.elemNull)
 			}
-			s.value(n.elem)
+			s.value(n.elem, nil)
 			s.c.pop(m)
 		} else {
 			if null {
 				s.ok = false
 				return
 			}
-			s.value(n.elem)
+			s.value(n.elem, nil)
 		}
 		if s.peek() == ',' {
 			s.i++

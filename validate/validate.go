@@ -10,8 +10,10 @@
 // received.
 //
 // What JSON Schema checks on the JSON instance but a Go value cannot show,
-// the presence of required properties and a null where the schema does not
-// allow one, is checked on the raw JSON body by a compiled scanner (see
+// the presence of required properties, a null where the schema does not
+// allow one, and whether an omitempty property at its zero value was sent
+// (then its rules apply), is checked on the raw JSON body by a compiled
+// scanner (see
 // Validator.Validate), also without allocating.
 //
 // Rules that need code go in a method on the input type, run after the tag
@@ -49,6 +51,8 @@ type Validator struct {
 	bodyNul string         // the failure of a null JSON body; "" when the body's schema allows null
 	scan    bool           // the raw JSON body is scanned: body != nil or bodyNul != ""
 	bodyLoc string         // the location of the raw JSON body's root ("body")
+	bodyOff uintptr        // where the decoded body lies in the value
+	bodyPtr int            // pointers to follow from there to what body describes
 	checker bool           // *T implements Checker
 }
 
@@ -68,6 +72,7 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 		return nil, err
 	}
 	v.bodyScanner(c, t, s)
+	v.bodyPtr = derefs(t)
 	if n != nil {
 		// The value itself is the one "field" of the root, named root.
 		v.root = &structNode{root: true, fields: []fieldNode{{name: root, n: n}}}
@@ -114,6 +119,7 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 		}
 		if err == nil && loc == "body" {
 			v.bodyScanner(c, sf.Type, fs)
+			v.bodyOff, v.bodyPtr = sf.Offset, derefs(sf.Type)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
@@ -247,7 +253,9 @@ type eface struct {
 
 // Validate checks *ptr, which must be a pointer to the validator's type, and
 // returns every failure, or nil. rawJSON, when not nil, is the JSON the body
-// was decoded from: the presence of required properties is checked on it.
+// was decoded from: the presence of required properties is checked on it,
+// and so are nulls and the rules of omitempty properties sent at their zero
+// value (without it, such a zero value counts as absent).
 // The Validate method of a Checker runs last, when everything else passed.
 // On success it allocates nothing.
 func (v *Validator) Validate(ctx context.Context, ptr any, rawJSON []byte) []problem.FieldError {
@@ -289,7 +297,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		}
 	}
 	if ok && v.scan && rawJSON != nil {
-		ok = scanOK(v.body, v.bodyNul, rawJSON)
+		ok = scanOK(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr))
 	}
 	if !ok {
 		c := &collector{}
@@ -298,7 +306,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		}
 		if v.scan && rawJSON != nil {
 			c.loc = append(c.loc[:0], v.bodyLoc...)
-			scanCollect(v.body, v.bodyNul, rawJSON, c)
+			scanCollect(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr), c)
 		}
 		return c.errs
 	}

@@ -369,3 +369,72 @@ func TestNullableAndReadOnlyInRequests(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+type presentLeaf struct {
+	Offset int    `json:"offset,omitempty" minimum:"0" maximum:"0"`
+	Label  string `json:"label,omitempty" maxLength:"0"`
+}
+
+type presentBody struct {
+	Offset int            `json:"offset,omitempty" minimum:"1"`
+	Leaf   *presentLeaf   `json:"leaf,omitempty"`
+	Leaves []presentLeaf  `json:"leaves,omitempty"`
+	Ptrs   []*presentLeaf `json:"ptrs,omitempty"`
+}
+
+// Properties sent at their zero value are checked on the decoded value,
+// at any depth; absent ones are not; without the raw JSON, a zero value
+// counts as absent.
+func TestPresentZeroValuesChecked(t *testing.T) {
+	v := mustCompile(t, reflect.TypeFor[presentBody]())
+	ctx := context.Background()
+	for _, tc := range []struct{ raw, want string }{
+		{`{}`, ""},
+		{`{"offset":0}`, "body.offset: expected number >= 1"},
+		{`{"leaf":{"offset":0,"label":""}}`, ""},
+		{`{"leaves":[{},{"offset":0}],"offset":0}`, "body.offset: expected number >= 1"},
+		{`{"leaves":[{},{"offset":0}],"ptrs":[null,{"label":""}]}`, "body.ptrs[0]: expected object, not null"},
+	} {
+		var b presentBody
+		if err := json.Unmarshal([]byte(tc.raw), &b); err != nil {
+			t.Fatal(err)
+		}
+		if got := locs(v.Validate(ctx, &b, []byte(tc.raw))); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+	// Items of an array, each with its own presence.
+	type deep struct {
+		Items []struct {
+			N int `json:"n,omitempty" minimum:"1"`
+		} `json:"items"`
+	}
+	vd := mustCompile(t, reflect.TypeFor[deep]())
+	raw := `{"items":[{"n":1},{},{"n":0},{"n":0}]}`
+	var d deep
+	json.Unmarshal([]byte(raw), &d)
+	want := "body.items[2].n: expected number >= 1\nbody.items[3].n: expected number >= 1"
+	if got := locs(vd.Validate(ctx, &d, []byte(raw))); got != want {
+		t.Errorf("%s: %q, want %q", raw, got, want)
+	}
+	if errs := vd.Validate(ctx, &d, nil); errs != nil {
+		t.Errorf("without the raw JSON: %s", locs(errs))
+	}
+}
+
+// Checking properties sent at their zero value costs no allocation.
+func TestPresentZeroValuesPassWithoutAllocating(t *testing.T) {
+	v := mustCompile(t, reflect.TypeFor[presentBody]())
+	raw := []byte(`{"offset":3,"leaf":{"offset":0,"label":""},"leaves":[{"offset":0},{"label":""}],"ptrs":[{"offset":0,"label":""}]}`)
+	var b presentBody
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if errs := v.Validate(ctx, &b, raw); errs != nil {
+		t.Fatalf("unexpected failures:\n%s", locs(errs))
+	}
+	if n := testing.AllocsPerRun(100, func() { v.Validate(ctx, &b, raw) }); n != 0 {
+		t.Errorf("Validate allocates %v times on success", n)
+	}
+}
