@@ -74,24 +74,13 @@ func chiGroups() (http.Handler, error) {
 
 func chiJSONBind() (http.Handler, error) {
 	r := chi.NewRouter()
-	r.Post("/users", func(w http.ResponseWriter, req *http.Request) {
-		var u User
-		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte(u.Name))
-	})
+	r.Post("/users", StdJSONBind)
 	return r, nil
 }
 
 func chiJSONList() (http.Handler, error) {
 	r := chi.NewRouter()
-	r.Get("/items", func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Items)
-	})
+	r.Get("/items", StdJSONList)
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -81,4 +82,23 @@ func Greet(id, suffix, contentType string, num int) GreetingReply {
 // IDReply is the response of TypedParam.
 type IDReply struct {
 	ID int64 `json:"id"`
+}
+
+// StdJSONBind is the JSON-bind workload as a plain net/http handler, shared
+// by the peers that serve net/http handlers: decode a User, answer its name.
+func StdJSONBind(w http.ResponseWriter, req *http.Request) {
+	var u User
+	if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte(u.Name))
+}
+
+// StdJSONList is the JSON-list workload as a plain net/http handler: the
+// 100 items, encoded by encoding/json.
+func StdJSONList(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(Items)
 }

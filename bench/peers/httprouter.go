@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
@@ -46,23 +45,12 @@ func httprouterRouter(s Spec) (http.Handler, error) {
 
 func httprouterJSONBind() (http.Handler, error) {
 	r := httprouter.New()
-	r.POST("/users", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		var u User
-		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte(u.Name))
-	})
+	r.POST("/users", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { StdJSONBind(w, req) })
 	return r, nil
 }
 
 func httprouterJSONList() (http.Handler, error) {
 	r := httprouter.New()
-	r.GET("/items", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Items)
-	})
+	r.GET("/items", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { StdJSONList(w, req) })
 	return r, nil
 }

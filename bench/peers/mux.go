@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -68,23 +67,12 @@ func muxGroups() (http.Handler, error) {
 
 func muxJSONBind() (http.Handler, error) {
 	r := mux.NewRouter()
-	r.HandleFunc("/users", func(w http.ResponseWriter, req *http.Request) {
-		var u User
-		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte(u.Name))
-	}).Methods("POST")
+	r.HandleFunc("/users", StdJSONBind).Methods("POST")
 	return r, nil
 }
 
 func muxJSONList() (http.Handler, error) {
 	r := mux.NewRouter()
-	r.HandleFunc("/items", func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Items)
-	}).Methods("GET")
+	r.HandleFunc("/items", StdJSONList).Methods("GET")
 	return r, nil
 }

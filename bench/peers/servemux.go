@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -55,23 +54,12 @@ func serveMuxRouter(s Spec) (http.Handler, error) {
 
 func serveMuxJSONBind() (http.Handler, error) {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /users", func(w http.ResponseWriter, req *http.Request) {
-		var u User
-		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte(u.Name))
-	})
+	m.HandleFunc("POST /users", StdJSONBind)
 	return m, nil
 }
 
 func serveMuxJSONList() (http.Handler, error) {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /items", func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Items)
-	})
+	m.HandleFunc("GET /items", StdJSONList)
 	return m, nil
 }

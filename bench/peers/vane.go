@@ -61,24 +61,13 @@ func vaneGroups() (http.Handler, error) {
 
 func vaneHandJSONBind() (http.Handler, error) {
 	r := vane.New()
-	r.Post("/users", func(w http.ResponseWriter, req *http.Request) {
-		var u User
-		if err := json.NewDecoder(req.Body).Decode(&u); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte(u.Name))
-	})
+	r.Post("/users", StdJSONBind)
 	return r, nil
 }
 
 func vaneHandJSONList() (http.Handler, error) {
 	r := vane.New()
-	r.Get("/items", func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Items)
-	})
+	r.Get("/items", StdJSONList)
 	return r, nil
 }
 

@@ -30,41 +30,36 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// netHTTP is the bare standard library: http.ServeMux and a HandlerFunc.
-func netHTTP() http.Handler {
-	m := http.NewServeMux()
-	m.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+// itemHandler is the service as a plain net/http handler, shared by the
+// routers that serve net/http handlers; id reads the path parameter through
+// each router's own accessor.
+func itemHandler(id func(*http.Request) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {
 			http.Error(w, "missing Authorization", http.StatusUnauthorized)
 			return
 		}
-		writeJSON(w, e2e.NewItem(r.PathValue("id"), r.URL.Query().Get("verbose") == "true"))
-	})
+		writeJSON(w, e2e.NewItem(id(r), r.URL.Query().Get("verbose") == "true"))
+	}
+}
+
+// netHTTP is the bare standard library: http.ServeMux and a HandlerFunc.
+func netHTTP() http.Handler {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /items/{id}", itemHandler(func(r *http.Request) string { return r.PathValue("id") }))
 	return m
 }
 
 // vaneRouter is the service written by hand on vane's router.
 func vaneRouter() http.Handler {
 	r := vane.New()
-	r.Get("/items/{id}", func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Authorization") == "" {
-			http.Error(w, "missing Authorization", http.StatusUnauthorized)
-			return
-		}
-		writeJSON(w, e2e.NewItem(vane.Param(req, "id"), req.URL.Query().Get("verbose") == "true"))
-	})
+	r.Get("/items/{id}", itemHandler(func(r *http.Request) string { return vane.Param(r, "id") }))
 	return r
 }
 
 func chiService() http.Handler {
 	r := chi.NewRouter()
-	r.Get("/items/{id}", func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Authorization") == "" {
-			http.Error(w, "missing Authorization", http.StatusUnauthorized)
-			return
-		}
-		writeJSON(w, e2e.NewItem(chi.URLParam(req, "id"), req.URL.Query().Get("verbose") == "true"))
-	})
+	r.Get("/items/{id}", itemHandler(func(r *http.Request) string { return chi.URLParam(r, "id") }))
 	return r
 }
 
