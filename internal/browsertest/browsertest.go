@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vane-http/vane/internal/filelock"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,12 +63,7 @@ func find() (string, error) {
 	}
 	// Test binaries of several packages may get here at once: one installs,
 	// the others wait for it and then find chromium.
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "vane-chromium-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", err
-	}
-	defer lock.Close()
-	unlock, err := lockFile(lock)
+	unlock, err := filelock.Lock(filepath.Join(os.TempDir(), "vane-chromium-install.lock"))
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/vane-http/vane/internal/filelock"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,12 +97,7 @@ func find() (string, error) {
 		return "", err
 	}
 	// One installer at a time; the others wait, then find it installed.
-	lock, err := os.OpenFile(venv+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", err
-	}
-	defer lock.Close()
-	unlock, err := lockFile(lock)
+	unlock, err := filelock.Lock(venv + ".lock")
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package browsertest
+package filelock
 
 import "os"
 
