@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/vane-http/vane/internal/filelock"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vane-http/vane/internal/filelock"
 )
 
 // Requirement is the pinned validator.
