@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	"github.com/vane-http/vane/schema"
+
+	"github.com/vane-http/vane/operation"
 )
 
 // Version is the OpenAPI version of the documents this package writes.
@@ -176,12 +178,12 @@ type Operation struct {
 	Extensions Extensions            `json:"-"`
 }
 
-// Parameter locations.
+// Parameter locations: those of the operation descriptions.
 const (
-	InPath   = "path"
-	InQuery  = "query"
-	InHeader = "header"
-	InCookie = "cookie"
+	InPath   = operation.InPath
+	InQuery  = operation.InQuery
+	InHeader = operation.InHeader
+	InCookie = operation.InCookie
 )
 
 // Parameter describes one path, query, header or cookie parameter.
