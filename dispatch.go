@@ -29,27 +29,24 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.dispatchPooled(w, req, f, p)
 		return
 	}
-	var buf [stackParams]string
+	var buf [stackParams]span
 	rt := f.lookup(req.Method, p, buf[:])
 	// Patterns have no empty, "." or ".." segments, so only what parameters
 	// matched can make a matched path unclean: check just that.
-	if rt == nil || rt.nparams != 0 && m.redirectClean && !cleanValues(rt, buf[:]) {
+	if rt == nil || rt.nparams != 0 && m.redirectClean && !cleanValues(rt, p, buf[:]) {
 		m.unmatched(w, req, p, rt)
 		return
 	}
-	m.serve(w, req, rt, buf[:], false)
+	m.serve(w, req, rt, p, buf[:], false)
 }
 
 // dispatchPooled is dispatch for routers with routes of more than
 // stackParams parameters: it matches straight into a pooled context.
 func (m *mux) dispatchPooled(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
 	c := m.pool.Get().(*routeContext)
-	if len(c.values) < m.maxParams {
-		c.values = make([]string, m.maxParams)
-	}
-	rt := f.lookup(req.Method, p, c.values)
-	if rt == nil || rt.nparams == 0 || m.redirectClean && !cleanValues(rt, c.values) {
-		clear(c.values)
+	c.ensure(m.maxParams)
+	rt := f.lookup(req.Method, p, c.spans)
+	if rt == nil || rt.nparams == 0 || m.redirectClean && !cleanValues(rt, p, c.spans) {
 		m.pool.Put(c)
 		if rt == nil || rt.nparams != 0 {
 			m.unmatched(w, req, p, rt)
@@ -58,6 +55,9 @@ func (m *mux) dispatchPooled(w http.ResponseWriter, req *http.Request, f *flatTr
 		req.Pattern = rt.pattern
 		rt.handler.ServeHTTP(w, req)
 		return
+	}
+	for i, s := range c.spans[:rt.nparams] {
+		c.values[i] = p[s.start:s.end]
 	}
 	m.serveContext(w, req, rt, c)
 }
@@ -73,16 +73,20 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 	m.miss(w, req, p)
 }
 
-// cleanValues reports whether the parameter values rt matched, vals, are
-// free of "." and ".." segments and, for a catch-all, empty segments. Short
-// enough to be inlined: the catch-all's check is a call.
-func cleanValues(rt *route, vals []string) bool {
-	for _, v := range vals[:rt.nparams] {
-		if v != "" && v[0] == '.' && (len(v) == 1 || len(v) == 2 && v[1] == '.') {
+// cleanValues reports whether the parameter values rt matched in p, at
+// vals, are free of "." and ".." segments and, for a catch-all, empty
+// segments.
+func cleanValues(rt *route, p string, vals []span) bool {
+	for _, s := range vals[:rt.nparams] {
+		if v := p[s.start:s.end]; v != "" && v[0] == '.' && (len(v) == 1 || len(v) == 2 && v[1] == '.') {
 			return false
 		}
 	}
-	return !rt.catchAll || cleanSegments(vals[rt.nparams-1])
+	if rt.catchAll {
+		s := vals[rt.nparams-1]
+		return cleanSegments(p[s.start:s.end])
+	}
+	return true
 }
 
 // dispatchEscaped routes a request whose path was sent with escapes that
@@ -97,18 +101,18 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	// RawPath is only a hint: EscapedPath ignores it unless it is a valid
 	// encoding of Path.
 	p := routingPath(req.URL.EscapedPath())
-	vals := make([]string, m.maxParams)
+	vals := make([]span, m.maxParams)
 	rt := m.compiled().lookup(req.Method, p, vals)
 	if rt == nil {
 		m.miss(w, req, p)
 		return
 	}
-	m.serve(w, req, rt, vals, true)
+	m.serve(w, req, rt, p, vals, true)
 }
 
-// serve runs the route's handler with its parameters, vals, reachable from
-// req, unescaping them first if escaped.
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []string, escaped bool) {
+// serve runs the route's handler with its parameters, at vals in the path
+// p, reachable from req, unescaping them first if escaped.
+func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, escaped bool) {
 	n := int(rt.nparams)
 	if n == 0 {
 		req.Pattern = rt.pattern
@@ -117,9 +121,11 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, vals []
 	}
 	c := m.pool.Get().(*routeContext)
 	if len(c.values) < n {
-		c.values = make([]string, m.maxParams)
+		c.ensure(m.maxParams)
 	}
-	copy(c.values, vals[:n])
+	for i, s := range vals[:n] {
+		c.values[i] = p[s.start:s.end]
+	}
 	if escaped {
 		for i, v := range c.values[:n] {
 			if strings.IndexByte(v, '%') >= 0 {
@@ -204,17 +210,13 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 func (m *mux) matchesWithSlashToggled(method, p string) bool {
 	c := m.pool.Get().(*routeContext)
 	defer m.pool.Put(c)
-	if len(c.values) < m.maxParams {
-		c.values = make([]string, m.maxParams)
-	}
+	c.ensure(m.maxParams)
 	alt := p[:len(p)-1]
 	if p[len(p)-1] != '/' {
 		c.scratch = append(append(c.scratch[:0], p...), '/')
 		alt = unsafe.String(&c.scratch[0], len(c.scratch))
 	}
-	found := m.compiled().lookup(method, alt, c.values) != nil
-	clear(c.values)
-	return found
+	return m.compiled().lookup(method, alt, c.spans) != nil
 }
 
 func toggleSlash(p string) string {
@@ -229,10 +231,10 @@ func toggleSlash(p string) string {
 func (m *mux) allowed(p string) string {
 	var found [len(methodNames)]bool
 	var custom []string
-	var buf [stackParams]string
+	var buf [stackParams]span
 	vals := buf[:]
 	if m.maxParams > len(buf) {
-		vals = make([]string, m.maxParams)
+		vals = make([]span, m.maxParams)
 	}
 	some := false
 	f := m.compiled()

@@ -1,7 +1,7 @@
 package vane
 
 import (
-	"encoding/binary"
+	"math/bits"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,6 +42,7 @@ type flatTrees struct {
 	roots  [len(methodNames)]uint32 // root node index+1 per standard method, 0 if none
 	custom map[string]uint32
 	any    uint32
+	static staticIndex // the routes without parameters (static.go)
 }
 
 // compile flattens the pointer trees of m. Routes keep their registration
@@ -132,6 +133,7 @@ func compile(m *mux) *flatTrees {
 	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding for hasPrefix's 8-byte loads
 	f.text = text.String()
 	f.check()
+	f.buildStatic()
 	return f
 }
 
@@ -153,9 +155,155 @@ func (n *node) count() int {
 //
 // It tries the static child first, then the parameter child, then the
 // catch-all child, and backtracks out of a branch that fails deeper down
-// (see docs/router-tree.md). It recurses only into a branch that has an
-// alternative after it; the last alternative continues the loop.
-func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
+// (see docs/router-tree.md). It is a loop without calls: where a node has an
+// alternative after the branch it takes, it pushes the node on a small stack
+// of backtracking points, and pops the stack when a branch fails. Should a
+// path need more points than the stack holds, matchRecursive takes over.
+func (f *flatTrees) match(i uint32, path string, vals []span, nv int) *route {
+	nodes := unsafe.Pointer(unsafe.SliceData(f.nodes))
+	text := unsafe.Pointer(unsafe.StringData(f.text))
+	node := func(i uint32) *flatNode {
+		return (*flatNode)(unsafe.Add(nodes, uintptr(i)*unsafe.Sizeof(flatNode{})))
+	}
+	full, total := path, len(path) // path is always the last bytes of full
+	var stack [maxBacktrack]backtrack
+	sp := 0
+walk:
+	for {
+		n := node(i)
+		wild := n.route &^ routeMask
+		if len(path) == 0 {
+			if r := n.route & routeMask; r != 0 {
+				return &f.routes[r-1]
+			}
+			if wild&hasCatchAll != 0 {
+				vals[nv] = span{total, total}
+				return f.catchAllRoute(n)
+			}
+			goto fail
+		}
+		// The static child whose first byte is path[0], if its prefix
+		// matches. Prefixes of up to 8 bytes are compared with one masked
+		// 8-byte load of each when the path has 8 bytes left (text has 8
+		// bytes of padding at its end, so its loads never leave it), longer
+		// ones a word at a time, short paths byte by byte.
+		if cnt := uint32(n.n); cnt != 0 {
+			idx := unsafe.Add(text, n.text+uint32(n.plen))
+			c := path[0]
+			for j := uint32(0); j < cnt; j++ {
+				if *(*byte)(unsafe.Add(idx, j)) != c {
+					continue
+				}
+				k := n.first + j
+				ch := node(k)
+				pl := int(ch.plen)
+				if pl > len(path) {
+					break
+				}
+				t, p := unsafe.Add(text, ch.text), unsafe.Pointer(unsafe.StringData(path))
+				if len(path) >= 8 && pl <= 8 {
+					if (load64(p)^load64(t))&(^uint64(0)>>(64-8*pl)) != 0 {
+						break
+					}
+				} else if !equalBytes(p, t, pl) {
+					break
+				}
+				if wild != 0 {
+					if sp == len(stack) {
+						return f.matchRecursive(i, path, total, vals, nv)
+					}
+					stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv)}
+					sp++
+				}
+				i, path = k, path[pl:]
+				continue walk
+			}
+		}
+		// No static child matches: the parameter child, then the catch-all.
+		if wild&hasParam != 0 {
+			if end := segmentEnd(path); end > 0 {
+				vals[nv] = span{total - len(path), total - len(path) + end}
+				if wild&hasCatchAll != 0 {
+					if sp == len(stack) {
+						return f.matchRecursive(i, path, total, vals, nv)
+					}
+					stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv), catchAllOnly: true}
+					sp++
+				}
+				i, path, nv = n.first+uint32(n.n), path[end:], nv+1
+				continue walk
+			}
+		}
+		if wild&hasCatchAll != 0 {
+			vals[nv] = span{total - len(path), total}
+			return f.catchAllRoute(n)
+		}
+	fail:
+		// Backtrack: resume the latest node with an alternative left.
+		for sp > 0 {
+			sp--
+			b := stack[sp]
+			i, path, nv = b.node, full[total-int(b.rest):], int(b.nv)
+			n = node(i)
+			wild = n.route &^ routeMask
+			if !b.catchAllOnly && wild&hasParam != 0 {
+				if end := segmentEnd(path); end > 0 {
+					vals[nv] = span{total - len(path), total - len(path) + end}
+					if wild&hasCatchAll != 0 {
+						stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv), catchAllOnly: true}
+						sp++
+					}
+					i, path, nv = n.first+uint32(n.n), path[end:], nv+1
+					continue walk
+				}
+			}
+			if wild&hasCatchAll != 0 {
+				vals[nv] = span{total - len(path), total}
+				return f.catchAllRoute(n)
+			}
+		}
+		return nil
+	}
+}
+
+// span locates a parameter's value in the path matched: path[start:end].
+// Matching records spans, not strings: storing them needs no write
+// barrier, which keeps the matching loop free of calls.
+type span struct{ start, end int }
+
+// maxBacktrack is how many backtracking points match keeps on its stack.
+const maxBacktrack = 8
+
+// backtrack is a node of a match in progress whose parameter child (unless
+// catchAllOnly) and catch-all child are yet to be tried, with the length of
+// the path left at it and the number of values matched before it.
+type backtrack struct {
+	node, rest, nv uint32
+	catchAllOnly   bool
+}
+
+// equalBytes reports whether the n bytes at a and b are equal, a word at a
+// time while a word is left, then byte by byte.
+func equalBytes(a, b unsafe.Pointer, n int) bool {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if load64(unsafe.Add(a, i)) != load64(unsafe.Add(b, i)) {
+			return false
+		}
+	}
+	for ; i < n; i++ {
+		if *(*byte)(unsafe.Add(a, i)) != *(*byte)(unsafe.Add(b, i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchRecursive is match by recursion, for a path that needs more
+// backtracking points than match's stack holds. It recurses only into a
+// branch that has an alternative after it; the last alternative continues
+// the loop.
+func (f *flatTrees) matchRecursive(i uint32, path string, total int, vals []span, nv int) *route {
 	for {
 		n := f.node(i)
 		wild := n.route &^ routeMask
@@ -164,7 +312,7 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 				return &f.routes[r-1]
 			}
 			if wild&hasCatchAll != 0 {
-				vals[nv] = ""
+				vals[nv] = span{total, total}
 				return f.catchAllRoute(n)
 			}
 			return nil
@@ -173,34 +321,9 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 		idx := f.str(n.text+uint32(n.plen), int(n.n))
 		for j := 0; j < len(idx); j++ {
 			if idx[j] == path[0] {
-				// Does path begin with the child's prefix? Its first byte
-				// matched. Prefixes are mostly at most a word long: with a
-				// path of a word or more, compare one masked 8-byte load of
-				// each (text has 8 bytes of padding at its end, so the load
-				// never leaves it); otherwise the few bytes one by one.
 				k := n.first + uint32(j)
 				ch := f.node(k)
-				pl := int(ch.plen)
-				if pl > len(path) {
-					break
-				}
-				t := unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), ch.text)
-				var ok bool
-				switch {
-				case pl <= 8 && len(path) >= 8:
-					ok = (load64(unsafe.Pointer(unsafe.StringData(path)))^load64(t))&(^uint64(0)>>(64-8*pl)) == 0
-				case pl < 8:
-					ok = true
-					for b := 1; b < pl; b++ {
-						if path[b] != *(*byte)(unsafe.Add(t, b)) {
-							ok = false
-							break
-						}
-					}
-				default:
-					ok = path[:pl] == unsafe.String((*byte)(t), pl)
-				}
-				if ok {
+				if pl := int(ch.plen); pl <= len(path) && path[:pl] == f.str(ch.text, pl) {
 					next, plen = k+1, pl
 				}
 				break
@@ -214,36 +337,52 @@ func (f *flatTrees) match(i uint32, path string, vals []string, nv int) *route {
 			continue
 		}
 		if next != 0 {
-			if r := f.match(next-1, path[plen:], vals, nv); r != nil {
+			if r := f.matchRecursive(next-1, path[plen:], total, vals, nv); r != nil {
 				return r
 			}
 		}
 		if wild&hasParam != 0 {
-			end := 0 // segments are short: a loop beats IndexByte's call
-			for end < len(path) && path[end] != '/' {
-				end++
-			}
-			if end > 0 {
-				vals[nv] = path[:end]
+			if end := segmentEnd(path); end > 0 {
+				vals[nv] = span{total - len(path), total - len(path) + end}
 				p := n.first + uint32(n.n)
 				if wild&hasCatchAll == 0 {
-					// The parameter is the last alternative: no need to come
-					// back here, so go on in the loop.
 					i, path, nv = p, path[end:], nv+1
 					continue
 				}
-				if r := f.match(p, path[end:], vals, nv+1); r != nil {
+				if r := f.matchRecursive(p, path[end:], total, vals, nv+1); r != nil {
 					return r
 				}
 			}
 		}
 		if wild&hasCatchAll != 0 {
-			vals[nv] = path
+			vals[nv] = span{total - len(path), total}
 			return f.catchAllRoute(n)
 		}
 		return nil
 	}
 }
+
+// segmentEnd returns the index of the first '/' in path, or len(path):
+// where a parameter's value ends. Eight bytes at a time while a word of
+// path is left, then byte by byte.
+func segmentEnd(path string) int {
+	i := 0
+	for ; i+8 <= len(path); i += 8 {
+		x := load64(unsafe.Pointer(unsafe.StringData(path[i:]))) ^ ('/' * lowBits)
+		if z := (x - lowBits) &^ x & highBits; z != 0 {
+			return i + bits.TrailingZeros64(z)>>3
+		}
+	}
+	for i < len(path) && path[i] != '/' {
+		i++
+	}
+	return i
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
 
 // node returns node i without a bounds check: every index stored in the
 // tree was checked by compile (see check).
@@ -278,9 +417,6 @@ func (f *flatTrees) check() {
 	}
 }
 
-// load64 loads 8 bytes from p, in one instruction where the CPU allows.
-func load64(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)) }
-
 // catchAllRoute returns the route of n's catch-all child.
 func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 	k := n.first + uint32(n.n)
@@ -291,21 +427,38 @@ func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 }
 
 // lookup returns the route for method and path, trying the method's tree,
-// GET's for HEAD, then Mount's.
-func (f *flatTrees) lookup(method, path string, vals []string) *route {
+// GET's for HEAD, then Mount's. In each tree, a static route equal to path
+// is the answer if there is one (static.go); otherwise the tree is walked.
+func (f *flatTrees) lookup(method, path string, vals []span) *route {
 	var rt *route
+	statics := len(f.static.slots) != 0
 	if i := methodIndex(method); i >= 0 {
+		if statics {
+			if rt = f.findStatic(uint8(i), path); rt != nil {
+				return rt
+			}
+		}
 		if root := f.roots[i]; root != 0 {
 			rt = f.match(root-1, path, vals, 0)
 		}
 		if rt == nil && i == 1 && f.roots[0] != 0 {
-			rt = f.match(f.roots[0]-1, path, vals, 0)
+			if statics {
+				rt = f.findStatic(0, path)
+			}
+			if rt == nil {
+				rt = f.match(f.roots[0]-1, path, vals, 0)
+			}
 		}
 	} else if root := f.custom[method]; root != 0 {
 		rt = f.match(root-1, path, vals, 0)
 	}
 	if rt == nil && f.any != 0 {
-		rt = f.match(f.any-1, path, vals, 0)
+		if statics {
+			rt = f.findStatic(uint8(anyMethodID), path)
+		}
+		if rt == nil {
+			rt = f.match(f.any-1, path, vals, 0)
+		}
 	}
 	return rt
 }

@@ -2,7 +2,6 @@ package vane
 
 import (
 	"context"
-	"encoding/binary"
 	"net/http"
 	"reflect"
 	"time"
@@ -44,11 +43,22 @@ type routeContext struct {
 	route           *route   // the matched route
 	names           []string // its parameter names (route.names, kept here for Param)
 	values          []string // parameter values, in the order of names
+	spans           []span   // where a lookup records the values (dispatchPooled)
 	retained        bool     // set by Retain: never reused
 	scratch         []byte   // for building a path to probe (trailing-slash redirects)
 }
 
 type routeContextKey struct{}
+
+// ensure makes room in c for the values of routes of up to n parameters.
+func (c *routeContext) ensure(n int) {
+	if len(c.values) < n {
+		c.values = make([]string, n)
+	}
+	if len(c.spans) < n {
+		c.spans = make([]span, n)
+	}
+}
 
 // Value returns the routeContext itself for routeContextKey; other keys go to
 // the request's own context.
@@ -61,12 +71,38 @@ func (c *routeContext) Value(key any) any {
 
 func (c *routeContext) String() string { return "vane.routeContext(" + c.route.pattern + ")" }
 
-// get returns the value of the parameter name, looking into the routing of
-// an enclosing router (Mount) when the innermost one has no such parameter.
-func (c *routeContext) get(name string) string {
+// paramIn returns the value of the parameter name in the routeContext ctx
+// is or derives from, looking into the routing of an enclosing router
+// (Mount) when the innermost one has no such parameter, or "". Names are
+// short: it compares one of up to 8 bytes with two overlapping loads of 4,
+// 2 or 1 bytes inside each string, not a call to memequal.
+func paramIn(ctx context.Context, name string) string {
+	c, ok := ctx.(*routeContext)
+	if !ok {
+		if c, ok = ctx.Value(routeContextKey{}).(*routeContext); !ok {
+			return ""
+		}
+	}
+	l := len(name)
+	pb := unsafe.Pointer(unsafe.StringData(name))
 	for {
 		for i, n := range c.names {
-			if len(n) == len(name) && equalNames(n, name) {
+			if len(n) != l {
+				continue
+			}
+			pa := unsafe.Pointer(unsafe.StringData(n))
+			var eq bool
+			switch {
+			case l > 8:
+				eq = n == name
+			case l >= 4:
+				eq = load32(pa) == load32(pb) && load32(unsafe.Add(pa, l-4)) == load32(unsafe.Add(pb, l-4))
+			case l >= 2:
+				eq = load16(pa) == load16(pb) && load16(unsafe.Add(pa, l-2)) == load16(unsafe.Add(pb, l-2))
+			default:
+				eq = l == 0 || *(*byte)(pa) == *(*byte)(pb)
+			}
+			if eq {
 				return c.values[i]
 			}
 		}
@@ -107,12 +143,7 @@ func routeContextOf(req *http.Request) *routeContext {
 // The value may be kept (strings are immutable), but req's parameters are
 // readable only until the handler returns: call Retain before handing req or
 // its context to a goroutine that outlives the handler.
-func Param(req *http.Request, name string) string {
-	if c := routeContextOf(req); c != nil {
-		return c.get(name)
-	}
-	return ""
-}
+func Param(req *http.Request, name string) string { return paramIn(req.Context(), name) }
 
 // Retain keeps the routing context of req (its parameters, and the context
 // returned by req.Context()) valid after the handler returns, for a goroutine
@@ -159,24 +190,3 @@ var ctxOffset, ctxSwappable = func() (uintptr, bool) {
 func ctxField(req *http.Request) *context.Context {
 	return (*context.Context)(unsafe.Add(unsafe.Pointer(req), ctxOffset))
 }
-
-// equalNames reports whether a and b, of equal non-zero length, are equal.
-// Parameter names are short: up to 8 bytes it compares two overlapping
-// loads of 4, 2 or 1 bytes inside the strings instead of calling memequal.
-func equalNames(a, b string) bool {
-	n := len(a)
-	if n > 8 {
-		return a == b
-	}
-	pa, pb := unsafe.Pointer(unsafe.StringData(a)), unsafe.Pointer(unsafe.StringData(b))
-	switch {
-	case n >= 4:
-		return load32(pa) == load32(pb) && load32(unsafe.Add(pa, n-4)) == load32(unsafe.Add(pb, n-4))
-	case n >= 2:
-		return load16(pa) == load16(pb) && load16(unsafe.Add(pa, n-2)) == load16(unsafe.Add(pb, n-2))
-	}
-	return n == 0 || *(*byte)(pa) == *(*byte)(pb)
-}
-
-func load32(p unsafe.Pointer) uint32 { return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)) }
-func load16(p unsafe.Pointer) uint16 { return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)) }

@@ -1,0 +1,142 @@
+package vane
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestStaticIndexAgreesWithTree checks, on the four real-API tables, that
+// every static route the index finds is the route the tree walk finds, and
+// that the index finds nothing for the paths of parameter routes.
+func TestStaticIndexAgreesWithTree(t *testing.T) {
+	for _, table := range tables {
+		routes := loadTable(t, table)
+		f := tableRouter(t, routes).mux.compiled()
+		if len(f.static.slots) == 0 {
+			t.Fatalf("%s: no static index", table)
+		}
+		vals := make([]span, 32)
+		for _, rt := range routes {
+			id := uint8(methodIndex(rt.method))
+			walked := f.match(f.roots[id]-1, rt.path, vals, 0)
+			indexed := f.findStatic(id, rt.path)
+			switch {
+			case len(rt.names) == 0 && (indexed == nil || indexed != walked):
+				t.Errorf("%s %s %s: index %v, tree %v", table, rt.method, rt.path, indexed, walked)
+			case len(rt.names) != 0 && indexed != nil:
+				t.Errorf("%s %s %s: index found %q for a parameter route", table, rt.method, rt.path, indexed.pattern)
+			}
+		}
+	}
+}
+
+// TestStaticIndexMany registers thousands of static routes that differ in
+// one byte at various places and checks every one is found, by method, and
+// that near misses are not.
+func TestStaticIndexMany(t *testing.T) {
+	r := New()
+	var paths []string
+	for i := range 3000 {
+		p := fmt.Sprintf("/v%d/items/%04d/detail", i%7, i)
+		paths = append(paths, p)
+		r.Get(p, echoHandler(p))
+		if i%3 == 0 {
+			r.Post(p, echoHandler("POST "+p))
+		}
+	}
+	r.Get("/v0/items/{id}/detail", echoHandler("/v0/items/{id}/detail"))
+	f := r.mux.compiled()
+	if size := len(f.static.slots); size < 2*(3000+1000) {
+		t.Fatalf("table of %d slots for 4000 routes: more than half full", size)
+	}
+	for i, p := range paths {
+		if rt := f.findStatic(0, p); rt == nil || rt.pattern != p {
+			t.Fatalf("GET %s: found %v", p, rt)
+		}
+		rt := f.findStatic(2, p)
+		if (i%3 == 0) != (rt != nil) {
+			t.Fatalf("POST %s: found %v", p, rt)
+		}
+		for _, miss := range []string{p + "/", p[:len(p)-1], strings.Replace(p, "items", "itemz", 1)} {
+			if rt := f.findStatic(0, miss); rt != nil {
+				t.Fatalf("GET %s: found %q", miss, rt.pattern)
+			}
+		}
+	}
+	// A path that is no static route goes on to the tree.
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/v0/items/x/detail", nil))
+	if w.Body.String() != "/v0/items/{id}/detail id=x" {
+		t.Fatalf("GET /v0/items/x/detail = %q", w.Body.String())
+	}
+}
+
+// TestStaticIndexMethods checks the order of a lookup with the index: the
+// method's static route, then its tree, then GET's for HEAD, then Mount's.
+func TestStaticIndexMethods(t *testing.T) {
+	label := func(s string) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) { fmt.Fprint(w, s, " ", Param(req, "x")) }
+	}
+	r := New()
+	r.Get("/a", label("get"))
+	r.Head("/{x}", label("head"))
+	r.Handle("PURGE", "/a", label("purge"))
+	r.Mount("/m", label("mount"))
+	for _, c := range []struct{ method, path, want string }{
+		{"GET", "/a", "get "},
+		{"HEAD", "/a", "head a"}, // HEAD's own tree before GET's static route
+		{"HEAD", "/b", "head b"},
+		{"PURGE", "/a", "purge "},
+		{"GET", "/m", "mount "},
+		{"DELETE", "/m", "mount "},
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		if got := w.Body.String(); got != c.want {
+			t.Errorf("%s %s = %q, want %q", c.method, c.path, got, c.want)
+		}
+	}
+}
+
+// TestDeepBacktracking needs more backtracking points than match keeps on
+// its stack (maxBacktrack), so that matchRecursive takes over, and checks
+// the answers against the reference matcher.
+func TestDeepBacktracking(t *testing.T) {
+	const depth = 3 * maxBacktrack
+	r := New(RedirectTrailingSlash(false), RedirectCleanPath(false))
+	var pats []refPattern
+	add := func(p string) {
+		r.Get(p, echoHandler(p))
+		pats = append(pats, refPattern{p, strings.Split(p[1:], "/")})
+	}
+	add(strings.Repeat("/a", depth) + "/x")
+	for k := range depth {
+		add(strings.Repeat("/a", k) + "/{p}" + strings.Repeat("/a", depth-k-1) + fmt.Sprintf("/y%d", k))
+		if k%3 == 0 {
+			add(strings.Repeat("/a", k) + "/{q...}")
+		}
+	}
+	for _, path := range []string{
+		strings.Repeat("/a", depth) + "/x",
+		strings.Repeat("/a", depth) + "/y0",
+		strings.Repeat("/a", depth) + "/y3",
+		strings.Repeat("/a", depth) + fmt.Sprintf("/y%d", depth-3),
+		strings.Repeat("/a", depth) + "/zz",
+		strings.Repeat("/a", depth-1) + "/b/y0",
+	} {
+		wantPat, wantVals := refMatch(pats, path)
+		want := wantPat
+		names, _ := patternParams(wantPat)
+		for i, n := range names {
+			want += fmt.Sprintf(" %s=%s", n, wantVals[i])
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != http.StatusOK || w.Body.String() != want {
+			t.Errorf("GET %s = %d %q, want %q", path, w.Code, w.Body.String(), want)
+		}
+	}
+}
