@@ -31,13 +31,19 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	}
 	var buf [stackParams]span
 	rt := f.lookup(req.Method, p, buf[:])
-	// Patterns have no empty, "." or ".." segments, so only what parameters
-	// matched can make a matched path unclean: check just that.
-	if rt == nil || rt.nparams != 0 && m.redirectClean && !cleanValues(rt, p, buf[:]) {
+	switch {
+	case rt == nil:
+		m.unmatched(w, req, p, nil)
+	case rt.nparams == 0:
+		req.Pattern = rt.pattern
+		rt.handler.ServeHTTP(w, req)
+	case m.redirectClean && !cleanValues(rt, p, buf[:]):
+		// Patterns have no empty, "." or ".." segments, so only what
+		// parameters matched can make a matched path unclean.
 		m.unmatched(w, req, p, rt)
-		return
+	default:
+		m.serve(w, req, rt, p, buf[:], nil, false)
 	}
-	m.serve(w, req, rt, p, buf[:], false)
 }
 
 // dispatchPooled is dispatch for routers with routes of more than
@@ -56,10 +62,7 @@ func (m *mux) dispatchPooled(w http.ResponseWriter, req *http.Request, f *flatTr
 		rt.handler.ServeHTTP(w, req)
 		return
 	}
-	for i, s := range c.spans[:rt.nparams] {
-		c.values[i] = p[s.start:s.end]
-	}
-	m.serveContext(w, req, rt, c)
+	m.serve(w, req, rt, p, c.spans, c, false)
 }
 
 // unmatched answers a request that matched no route (rt nil), or a route
@@ -75,11 +78,18 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 
 // cleanValues reports whether the parameter values rt matched in p, at
 // vals, are free of "." and ".." segments and, for a catch-all, empty
-// segments.
+// segments. Values rarely begin with a dot: only those are looked at
+// closely.
 func cleanValues(rt *route, p string, vals []span) bool {
+	dot := false
 	for _, s := range vals[:rt.nparams] {
-		if v := p[s.start:s.end]; v != "" && v[0] == '.' && (len(v) == 1 || len(v) == 2 && v[1] == '.') {
-			return false
+		dot = dot || s.start < s.end && p[s.start] == '.'
+	}
+	if dot {
+		for _, s := range vals[:rt.nparams] {
+			if v := p[s.start:s.end]; v == "." || v == ".." {
+				return false
+			}
 		}
 	}
 	if rt.catchAll {
@@ -107,41 +117,35 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 		m.miss(w, req, p)
 		return
 	}
-	m.serve(w, req, rt, p, vals, true)
+	m.serve(w, req, rt, p, vals, nil, true)
 }
 
 // serve runs the route's handler with its parameters, at vals in the path
-// p, reachable from req, unescaping them first if escaped.
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, escaped bool) {
+// p, unescaped first if escaped, reachable from req through c (taken from
+// the pool if nil) as req's context. It puts c back in the pool afterwards
+// unless the handler retained it.
+func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, c *routeContext, escaped bool) {
 	n := int(rt.nparams)
 	if n == 0 {
+		if c != nil {
+			m.pool.Put(c)
+		}
 		req.Pattern = rt.pattern
 		rt.handler.ServeHTTP(w, req)
 		return
 	}
-	c := m.pool.Get().(*routeContext)
-	if len(c.values) < n {
-		c.ensure(m.maxParams)
+	if c == nil {
+		c = m.pool.Get().(*routeContext)
+		if len(c.values) < n {
+			c.ensure(m.maxParams)
+		}
 	}
 	for i, s := range vals[:n] {
 		c.values[i] = p[s.start:s.end]
 	}
 	if escaped {
-		for i, v := range c.values[:n] {
-			if strings.IndexByte(v, '%') >= 0 {
-				if u, err := url.PathUnescape(v); err == nil {
-					c.values[i] = u
-				}
-			}
-		}
+		unescapeValues(c.values[:n])
 	}
-	m.serveContext(w, req, rt, c)
-}
-
-// serveContext runs the route's handler with c, holding its parameter
-// values, as req's context, and puts c back in the pool afterwards unless
-// the handler retained it.
-func (m *mux) serveContext(w http.ResponseWriter, req *http.Request, rt *route, c *routeContext) {
 	req.Pattern = rt.pattern
 	c.route, c.names = rt, *rt.names
 	if m.stdValues {
@@ -170,6 +174,18 @@ func (m *mux) serveContext(w http.ResponseWriter, req *http.Request, rt *route, 
 	c.route, c.names = &releasedRoute, nil
 	c.Context = releasedContext{}
 	m.pool.Put(c)
+}
+
+// unescapeValues unescapes every value that has an escape and is a valid
+// escaped path segment.
+func unescapeValues(values []string) {
+	for i, v := range values {
+		if strings.IndexByte(v, '%') >= 0 {
+			if u, err := url.PathUnescape(v); err == nil {
+				values[i] = u
+			}
+		}
+	}
 }
 
 // releasedRoute is the route of a routeContext back in the pool.
