@@ -202,7 +202,9 @@ walk:
 				}
 				t, p := unsafe.Add(text, ch.text), unsafe.Pointer(unsafe.StringData(path))
 				if len(path) >= 8 && pl <= 8 {
-					if (load64(p)^load64(t))&(^uint64(0)>>(64-8*pl)) != 0 {
+					// pl is 1 to 8: the shift is 0 to 56, which "&63" tells
+					// the compiler, sparing it the check for 64 and more.
+					if (load64(p)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) != 0 {
 						break
 					}
 				} else if !equalBytes(p, t, pl) {
