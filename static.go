@@ -16,7 +16,8 @@ import (
 // The table is built once from the registered routes and never changes, so
 // how far a lookup probes depends only on the routes, never on the request:
 // no request can make it degrade. compile picks, among a few seeds, the one
-// with the shortest probe sequences, and keeps the table at most half full.
+// with the shortest probe sequences, and keeps the table at most two
+// thirds full (a slot is 8 bytes: the index is part of the router's memory).
 
 // staticIndex is an open-addressing table of static routes.
 type staticIndex struct {
@@ -52,7 +53,7 @@ func (f *flatTrees) buildStatic() {
 		return
 	}
 	size := 8
-	for size < 2*len(keys) {
+	for 2*size < 3*len(keys) {
 		size *= 2
 	}
 	best, bestCost := staticIndex{}, -1
