@@ -321,22 +321,68 @@ func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
 func isClean(p string) bool { return p == "" || p[0] != '/' || cleanSegments(p[1:]) }
 
 // cleanSegments reports whether the '/'-separated segments of s are neither
-// "." nor "..", nor empty but for the last.
+// "." nor "..", nor empty but for the last. A segment can only go wrong
+// where it begins with '/' or '.', that is at the start of s or where '/'
+// is followed by '/' or '.': it looks for those pairs eight bytes at a
+// time (words overlapping by one byte, so that no pair straddles two), and
+// only where it finds one walks the segments byte by byte.
 func cleanSegments(s string) bool {
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] != '/' {
-			continue
-		}
-		switch seg := s[start:i]; seg {
-		case "":
-			if i < len(s) {
-				return false
+	n := len(s)
+	if n == 0 {
+		return true
+	}
+	if s[0] == '/' || s[0] == '.' {
+		return cleanSegmentsSlow(s)
+	}
+	p := unsafe.Pointer(unsafe.StringData(s))
+	if n < 8 {
+		for i := 0; i+1 < n; i++ {
+			if s[i] == '/' && (s[i+1] == '/' || s[i+1] == '.') {
+				return cleanSegmentsSlow(s)
 			}
-		case ".", "..":
-			return false
 		}
-		start = i + 1
+		return true
+	}
+	for i := 0; ; i += 7 {
+		if i+8 > n {
+			i = n - 8 // the last word, overlapping the one before
+		}
+		x := load64(unsafe.Add(p, i))
+		sl := bytesEqual(x, '/')
+		if sl&((sl|bytesEqual(x, '.'))>>8) != 0 {
+			return cleanSegmentsSlow(s)
+		}
+		if i+8 == n {
+			return true
+		}
+	}
+}
+
+// bytesEqual returns x with the high bit of each byte set where that byte
+// of x is c, and every other bit clear (exactly: no false positives).
+func bytesEqual(x uint64, c byte) uint64 {
+	t := x ^ lowBits*uint64(c)
+	return ^((t&lowSevenBits + lowSevenBits) | t) & highBits
+}
+
+// cleanSegmentsSlow is cleanSegments one byte at a time.
+func cleanSegmentsSlow(s string) bool {
+	prev := byte('/') // s begins a segment
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if prev == '/' && (c == '/' || c == '.') {
+			if c == '/' {
+				return false // an empty segment before the last
+			}
+			j := i + 1
+			if j < len(s) && s[j] == '.' {
+				j++
+			}
+			if j == len(s) || s[j] == '/' {
+				return false // the segment is "." or ".."
+			}
+		}
+		prev = c
 	}
 	return true
 }

@@ -165,14 +165,17 @@ func (f *flatTrees) match(i uint32, path string, vals []span, nv int) *route {
 	node := func(i uint32) *flatNode {
 		return (*flatNode)(unsafe.Add(nodes, uintptr(i)*unsafe.Sizeof(flatNode{})))
 	}
-	full, total := path, len(path) // path is always the last bytes of full
+	// The path left to match is path[pos:]; it is read through base, never
+	// sliced, which spares the pointer masking of an empty slice.
+	base, total, pos := unsafe.Pointer(unsafe.StringData(path)), len(path), 0
 	var stack [maxBacktrack]backtrack
 	sp := 0
 walk:
 	for {
 		n := node(i)
 		wild := n.route &^ routeMask
-		if len(path) == 0 {
+		rem := total - pos
+		if rem == 0 {
 			if r := n.route & routeMask; r != 0 {
 				return &f.routes[r-1]
 			}
@@ -182,14 +185,15 @@ walk:
 			}
 			goto fail
 		}
-		// The static child whose first byte is path[0], if its prefix
-		// matches. Prefixes of up to 8 bytes are compared with one masked
-		// 8-byte load of each when the path has 8 bytes left (text has 8
-		// bytes of padding at its end, so its loads never leave it), longer
-		// ones a word at a time, short paths byte by byte.
+		// The static child whose first byte is the path's next, if its
+		// prefix matches. Prefixes of up to 8 bytes are compared with one
+		// masked 8-byte load of each when the path has 8 bytes left (text
+		// has 8 bytes of padding at its end, so its loads never leave it),
+		// longer ones a word at a time, short paths byte by byte.
 		if cnt := uint32(n.n); cnt != 0 {
 			idx := unsafe.Add(text, n.text+uint32(n.plen))
-			c := path[0]
+			p := unsafe.Add(base, pos)
+			c := *(*byte)(p)
 			for j := uint32(0); j < cnt; j++ {
 				if *(*byte)(unsafe.Add(idx, j)) != c {
 					continue
@@ -197,11 +201,11 @@ walk:
 				k := n.first + j
 				ch := node(k)
 				pl := int(ch.plen)
-				if pl > len(path) {
+				if pl > rem {
 					break
 				}
-				t, p := unsafe.Add(text, ch.text), unsafe.Pointer(unsafe.StringData(path))
-				if len(path) >= 8 && pl <= 8 {
+				t := unsafe.Add(text, ch.text)
+				if rem >= 8 && pl <= 8 {
 					// pl is 1 to 8: the shift is 0 to 56, which "&63" tells
 					// the compiler, sparing it the check for 64 and more.
 					if (load64(p)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) != 0 {
@@ -212,32 +216,32 @@ walk:
 				}
 				if wild != 0 {
 					if sp == len(stack) {
-						return f.matchRecursive(i, path, total, vals, nv)
+						return f.matchRecursive(i, path[pos:], total, vals, nv)
 					}
-					stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv)}
+					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv)}
 					sp++
 				}
-				i, path = k, path[pl:]
+				i, pos = k, pos+pl
 				continue walk
 			}
 		}
 		// No static child matches: the parameter child, then the catch-all.
 		if wild&hasParam != 0 {
-			if end := segmentEnd(path); end > 0 {
-				vals[nv] = span{total - len(path), total - len(path) + end}
+			if end := segmentEnd(path[pos:]); end > 0 {
+				vals[nv] = span{pos, pos + end}
 				if wild&hasCatchAll != 0 {
 					if sp == len(stack) {
-						return f.matchRecursive(i, path, total, vals, nv)
+						return f.matchRecursive(i, path[pos:], total, vals, nv)
 					}
-					stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv), catchAllOnly: true}
+					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), catchAllOnly: true}
 					sp++
 				}
-				i, path, nv = n.first+uint32(n.n), path[end:], nv+1
+				i, pos, nv = n.first+uint32(n.n), pos+end, nv+1
 				continue walk
 			}
 		}
 		if wild&hasCatchAll != 0 {
-			vals[nv] = span{total - len(path), total}
+			vals[nv] = span{pos, total}
 			return f.catchAllRoute(n)
 		}
 	fail:
@@ -245,22 +249,22 @@ walk:
 		for sp > 0 {
 			sp--
 			b := stack[sp]
-			i, path, nv = b.node, full[total-int(b.rest):], int(b.nv)
+			i, pos, nv = b.node, int(b.pos), int(b.nv)
 			n = node(i)
 			wild = n.route &^ routeMask
 			if !b.catchAllOnly && wild&hasParam != 0 {
-				if end := segmentEnd(path); end > 0 {
-					vals[nv] = span{total - len(path), total - len(path) + end}
+				if end := segmentEnd(path[pos:]); end > 0 {
+					vals[nv] = span{pos, pos + end}
 					if wild&hasCatchAll != 0 {
-						stack[sp] = backtrack{node: i, rest: uint32(len(path)), nv: uint32(nv), catchAllOnly: true}
+						stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), catchAllOnly: true}
 						sp++
 					}
-					i, path, nv = n.first+uint32(n.n), path[end:], nv+1
+					i, pos, nv = n.first+uint32(n.n), pos+end, nv+1
 					continue walk
 				}
 			}
 			if wild&hasCatchAll != 0 {
-				vals[nv] = span{total - len(path), total}
+				vals[nv] = span{pos, total}
 				return f.catchAllRoute(n)
 			}
 		}
@@ -277,11 +281,11 @@ type span struct{ start, end int }
 const maxBacktrack = 8
 
 // backtrack is a node of a match in progress whose parameter child (unless
-// catchAllOnly) and catch-all child are yet to be tried, with the length of
-// the path left at it and the number of values matched before it.
+// catchAllOnly) and catch-all child are yet to be tried, with the offset in
+// the path where it was reached and the number of values matched before it.
 type backtrack struct {
-	node, rest, nv uint32
-	catchAllOnly   bool
+	node, pos, nv uint32
+	catchAllOnly  bool
 }
 
 // equalBytes reports whether the n bytes at a and b are equal, a word at a
@@ -382,8 +386,9 @@ func segmentEnd(path string) int {
 }
 
 const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
+	lowBits      = 0x0101010101010101
+	highBits     = 0x8080808080808080
+	lowSevenBits = 0x7f7f7f7f7f7f7f7f
 )
 
 // node returns node i without a bounds check: every index stored in the

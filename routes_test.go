@@ -268,7 +268,7 @@ func BenchmarkNotFound(b *testing.B) {
 
 // TestZeroAllocations asserts that routing allocates nothing: static and
 // parameter routes of every table, many parameters, parameters written to
-// the response, 20 middlewares, and a 404.
+// the response, 20 middlewares, a 404 and a catch-all.
 func TestZeroAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("coverage instrumentation and the race detector's sync.Pool allocate")
@@ -299,6 +299,8 @@ func TestZeroAllocations(t *testing.T) {
 	check("middleware20", r, req)
 	check("not found", tableRouter(t, loadTable(t, "github")), httptest.NewRequest("GET", "/not/a/route", nil))
 	check("trailing-slash probe", tableRouter(t, loadTable(t, "github"), RedirectTrailingSlash(true)), httptest.NewRequest("GET", "/nothing", nil))
+	r, req = microRoute("/static/{filepath...}", "/static/css/site/main.css", nil)
+	check("catch-all", r, req)
 }
 
 // TestTableMemory reports the heap each table's router holds, the figure the
@@ -319,4 +321,11 @@ func TestTableMemory(t *testing.T) {
 		t.Logf("%s: %d routes, %d bytes", name, len(routes), after.HeapAlloc-before.HeapAlloc)
 		runtime.KeepAlive(r)
 	}
+}
+
+// BenchmarkCatchAll serves a catch-all route, whose value the clean-path
+// check walks.
+func BenchmarkCatchAll(b *testing.B) {
+	r, req := microRoute("/static/{filepath...}", "/static/css/site/main.css", nil)
+	benchRequests(b, r, req)
 }

@@ -140,3 +140,29 @@ func TestDeepBacktracking(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanSegmentsExhaustive compares cleanSegments with a plain walk of
+// the segments on every string of up to 11 bytes over 'a', '.' and '/'.
+func TestCleanSegmentsExhaustive(t *testing.T) {
+	plain := func(s string) bool {
+		segs := strings.Split(s, "/")
+		for i, seg := range segs {
+			if seg == "." || seg == ".." || seg == "" && i < len(segs)-1 {
+				return false
+			}
+		}
+		return true
+	}
+	var walk func(s string)
+	walk = func(s string) {
+		if got, want := cleanSegments(s), plain(s); got != want {
+			t.Fatalf("cleanSegments(%q) = %v, want %v", s, got, want)
+		}
+		if len(s) < 11 { // past one word and its overlap
+			for _, c := range []string{"a", ".", "/"} {
+				walk(s + c)
+			}
+		}
+	}
+	walk("")
+}
