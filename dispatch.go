@@ -37,7 +37,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	case rt.nparams == 0:
 		req.Pattern = rt.pattern
 		rt.handler.ServeHTTP(w, req)
-	case m.redirectClean && !cleanValues(rt, p, buf[:]):
+	case m.redirectClean && (rt.catchAll || dotted(p, buf[:rt.nparams])) && !cleanValues(rt, p, buf[:]):
 		// Patterns have no empty, "." or ".." segments, so only what
 		// parameters matched can make a matched path unclean.
 		m.unmatched(w, req, p, rt)
@@ -74,6 +74,18 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 		return
 	}
 	m.miss(w, req, p)
+}
+
+// dotted reports whether a value at vals in p begins with a dot, the only
+// way a value of a {name} parameter can be an unclean segment. Inlined; it
+// needs the values to be non-empty, so not a catch-all's.
+func dotted(p string, vals []span) bool {
+	for _, s := range vals {
+		if p[s.start] == '.' {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanValues reports whether the parameter values rt matched in p, at
