@@ -73,19 +73,15 @@ func (c *routeContext) String() string { return "vane.routeContext(" + c.route.p
 
 // paramIn returns the value of the parameter name in the routeContext ctx
 // is or derives from, looking into the routing of an enclosing router
-// (Mount) when the innermost one has no such parameter, or "". Names are
-// short: it compares one of up to 8 bytes with two overlapping loads of 4,
-// 2 or 1 bytes inside each string, not a call to memequal.
+// (Mount) when the innermost one has no such parameter, or "". The common
+// case, ctx being the routeContext and having the name, makes no call.
+// Names are short: it compares one of up to 8 bytes with two overlapping
+// loads of 4, 2 or 1 bytes inside each string, longer ones a word at a
+// time, never calling memequal.
 func paramIn(ctx context.Context, name string) string {
-	c, ok := ctx.(*routeContext)
-	if !ok {
-		if c, ok = ctx.Value(routeContextKey{}).(*routeContext); !ok {
-			return ""
-		}
-	}
-	l := len(name)
-	pb := unsafe.Pointer(unsafe.StringData(name))
-	for {
+	if c, ok := ctx.(*routeContext); ok {
+		l := len(name)
+		pb := unsafe.Pointer(unsafe.StringData(name))
 		for i, n := range c.names {
 			if len(n) != l {
 				continue
@@ -94,7 +90,7 @@ func paramIn(ctx context.Context, name string) string {
 			var eq bool
 			switch {
 			case l > 8:
-				eq = n == name
+				eq = equalBytes(pa, pb, l)
 			case l >= 4:
 				eq = load32(pa) == load32(pb) && load32(unsafe.Add(pa, l-4)) == load32(unsafe.Add(pb, l-4))
 			case l >= 2:
@@ -106,12 +102,36 @@ func paramIn(ctx context.Context, name string) string {
 				return c.values[i]
 			}
 		}
-		outer, ok := c.Context.Value(routeContextKey{}).(*routeContext)
-		if !ok {
-			return ""
-		}
-		c = outer
 	}
+	return paramOuter(ctx, name)
+}
+
+// paramOuter is paramIn for a context that middleware derived from the
+// routeContext, or a name that only an enclosing router's routing has.
+func paramOuter(ctx context.Context, name string) string {
+	c, ok := ctx.(*routeContext)
+	if ok {
+		c, ok = c.Context.Value(routeContextKey{}).(*routeContext) // the inner one lacks name
+	} else {
+		c, ok = ctx.Value(routeContextKey{}).(*routeContext)
+	}
+	for ok {
+		if i := c.index(name); i >= 0 {
+			return c.values[i]
+		}
+		c, ok = c.Context.Value(routeContextKey{}).(*routeContext)
+	}
+	return ""
+}
+
+// index returns the position of the parameter name in c's route, or -1.
+func (c *routeContext) index(name string) int {
+	for i, n := range c.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // releasedContext is what a routeContext wraps between its handler's return
