@@ -438,9 +438,8 @@ func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 // is the answer if there is one (static.go); otherwise the tree is walked.
 func (f *flatTrees) lookup(method, path string, vals []span) *route {
 	var rt *route
-	statics := len(f.static.slots) != 0
 	if i := methodIndex(method); i >= 0 {
-		if statics {
+		if f.mayHaveStatic(uint8(i), path) {
 			if rt = f.findStatic(uint8(i), path); rt != nil {
 				return rt
 			}
@@ -449,7 +448,7 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 			rt = f.match(root-1, path, vals, 0)
 		}
 		if rt == nil && i == 1 && f.roots[0] != 0 {
-			if statics {
+			if f.mayHaveStatic(0, path) {
 				rt = f.findStatic(0, path)
 			}
 			if rt == nil {
@@ -460,7 +459,7 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 		rt = f.match(root-1, path, vals, 0)
 	}
 	if rt == nil && f.any != 0 {
-		if statics {
+		if f.mayHaveStatic(uint8(anyMethodID), path) {
 			rt = f.findStatic(uint8(anyMethodID), path)
 		}
 		if rt == nil {

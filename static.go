@@ -85,16 +85,22 @@ func (f *flatTrees) buildStatic() {
 // staticSeed returns the s-th seed buildStatic tries.
 func staticSeed(s int) uint64 { return 0x9e3779b97f4a7c15 * uint64(2*s+1) }
 
+// mayHaveStatic reports whether the index may hold a route of method for
+// path: false for most paths of parameter routes, without hashing them.
+// Inlined into lookup, which calls findStatic only when it is true.
+func (f *flatTrees) mayHaveStatic(method uint8, path string) bool {
+	if path == "" || len(f.static.slots) == 0 {
+		return false // patterns are never empty
+	}
+	b := filterBit(method, path)
+	return f.static.filter[b>>6]&(1<<(b&63)) != 0
+}
+
 // findStatic returns the static route of method (a route method number)
-// whose pattern is path, or nil. The index must have slots.
+// whose pattern is path, or nil. The index must have slots, and path must
+// not be empty.
 func (f *flatTrees) findStatic(method uint8, path string) *route {
 	ix := &f.static
-	if path == "" {
-		return nil // patterns are never empty
-	}
-	if b := filterBit(method, path); ix.filter[b>>6]&(1<<(b&63)) == 0 {
-		return nil
-	}
 	h := ix.hash(method, path)
 	tag := h >> 32
 	for i := h & ix.mask; ; i = (i + 1) & ix.mask {
