@@ -21,6 +21,9 @@ func ginPeer() Peer {
 		JSONList:   ginJSONList,
 		Greeting:   ginGreeting,
 		TypedParam: ginTypedParam,
+		Notes: map[string]string{
+			"NotFound": "gin is measured with its defaults: HandleMethodNotAllowed is off, so on a miss it looks at no other method's routes and never answers 405; vane, httprouter and echo check every method to choose between 404 and 405.",
+		},
 	}
 }
 
