@@ -119,7 +119,7 @@ func compile(m *mux) *flatTrees {
 		f.nodes = f.nodes[:i+1]
 		fill(i, t)
 		// A root with an empty prefix, one static child and nothing else
-		// (the usual root, above "/") is skipped: walk starts at the
+		// (the usual root, above "/") is skipped: match starts at the
 		// child, comparing its prefix, one node fewer per lookup.
 		if n := f.nodes[i]; n.plen == 0 && n.n == 1 && n.route == 0 {
 			return n.first + 1
@@ -155,10 +155,10 @@ func (n *node) count() int {
 	return c
 }
 
-// match returns the most specific route for path below node i, whose own
-// prefix path[:pos] has already matched, recording the parameter values in
-// vals, which must be as long as the most parameters any route of the tree
-// has.
+// match returns the most specific route for path in the tree whose root is
+// node i (its prefix, then the rest below it), recording the parameter
+// values in vals, which must be as long as the most parameters any route of
+// the tree has.
 //
 // It tries the static child first, then the parameter child, then the
 // catch-all child, and backtracks out of a branch that fails deeper down
@@ -166,7 +166,7 @@ func (n *node) count() int {
 // alternative after the branch it takes, it pushes the node on a small stack
 // of backtracking points, and pops the stack when a branch fails. Should a
 // path need more points than the stack holds, matchRecursive takes over.
-func (f *flatTrees) match(i uint32, path string, pos int, vals []span) *route {
+func (f *flatTrees) match(i uint32, path string, vals []span) *route {
 	nodes := unsafe.Pointer(unsafe.SliceData(f.nodes))
 	text := unsafe.Pointer(unsafe.StringData(f.text))
 	node := func(i uint32) *flatNode {
@@ -175,6 +175,11 @@ func (f *flatTrees) match(i uint32, path string, pos int, vals []span) *route {
 	// The path left to match is path[pos:]; it is read through base, never
 	// sliced, which spares the pointer masking of an empty slice.
 	base, total := unsafe.Pointer(unsafe.StringData(path)), len(path)
+	// Node i is the root: its own prefix comes first.
+	pos := int(node(i).plen)
+	if pos > total || !equalBytes(base, unsafe.Add(text, node(i).text), pos) {
+		return nil
+	}
 	var stack [maxBacktrack]backtrack
 	sp, nv := 0, 0
 walk:
@@ -440,17 +445,6 @@ func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 	return &f.routes[f.node(k).route&routeMask-1]
 }
 
-// walk returns the route for path in the tree whose root is node i: the
-// root's prefix, then the rest below it (see match).
-func (f *flatTrees) walk(i uint32, path string, vals []span) *route {
-	n := f.node(i)
-	pl := int(n.plen)
-	if pl > len(path) || !equalBytes(unsafe.Pointer(unsafe.StringData(path)), unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), n.text), pl) {
-		return nil
-	}
-	return f.match(i, path, pl, vals)
-}
-
 // lookup returns the route for method and path, trying the method's tree,
 // GET's for HEAD, then Mount's. In each tree, a static route equal to path
 // is the answer if there is one (static.go); otherwise the tree is walked.
@@ -463,25 +457,25 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 			}
 		}
 		if root := f.roots[i]; root != 0 {
-			rt = f.walk(root-1, path, vals)
+			rt = f.match(root-1, path, vals)
 		}
 		if rt == nil && i == 1 && f.roots[0] != 0 {
 			if f.mayHaveStatic(0, path) {
 				rt = f.findStatic(0, path)
 			}
 			if rt == nil {
-				rt = f.walk(f.roots[0]-1, path, vals)
+				rt = f.match(f.roots[0]-1, path, vals)
 			}
 		}
 	} else if root := f.custom[method]; root != 0 {
-		rt = f.walk(root-1, path, vals)
+		rt = f.match(root-1, path, vals)
 	}
 	if rt == nil && f.any != 0 {
 		if f.mayHaveStatic(uint8(anyMethodID), path) {
 			rt = f.findStatic(uint8(anyMethodID), path)
 		}
 		if rt == nil {
-			rt = f.walk(f.any-1, path, vals)
+			rt = f.match(f.any-1, path, vals)
 		}
 	}
 	return rt

@@ -21,7 +21,7 @@ func TestStaticIndexAgreesWithTree(t *testing.T) {
 		vals := make([]span, 32)
 		for _, rt := range routes {
 			id := uint8(methodIndex(rt.method))
-			walked := f.walk(f.roots[id]-1, rt.path, vals)
+			walked := f.match(f.roots[id]-1, rt.path, vals)
 			indexed := f.findStatic(id, rt.path)
 			switch {
 			case len(rt.names) == 0 && (indexed == nil || indexed != walked):
