@@ -182,73 +182,81 @@ func (f *flatTrees) match(i uint32, path string, vals []span) *route {
 	}
 	var stack [maxBacktrack]backtrack
 	sp, nv := 0, 0
+	// resume is what is left to try at node i when a backtracking point
+	// was popped: 0 for a node reached afresh.
+	var resume uint8
 walk:
 	for {
 		n := node(i)
 		wild := n.route &^ routeMask
-		rem := total - pos
-		if rem == 0 {
-			if r := n.route & routeMask; r != 0 {
-				return &f.routes[r-1]
-			}
-			if wild&hasCatchAll != 0 {
-				vals[nv] = span{total, total}
-				return f.catchAllRoute(n)
-			}
-			goto fail
-		}
-		// The static child whose first byte is the path's next, if its
-		// prefix matches. Prefixes of up to 8 bytes are compared with one
-		// masked 8-byte load of each when the path has 8 bytes left (text
-		// has 8 bytes of padding at its end, so its loads never leave it),
-		// longer ones a word at a time, short paths byte by byte.
-		if cnt := uint32(n.n); cnt != 0 {
-			idx := unsafe.Add(text, n.text+uint32(n.plen))
-			p := unsafe.Add(base, pos)
-			c := *(*byte)(p)
-			for j := uint32(0); j < cnt; j++ {
-				if *(*byte)(unsafe.Add(idx, j)) != c {
-					continue
+		if resume == 0 {
+			rem := total - pos
+			if rem == 0 {
+				if r := n.route & routeMask; r != 0 {
+					return &f.routes[r-1]
 				}
-				k := n.first + j
-				ch := node(k)
-				pl := int(ch.plen)
-				if pl > rem {
-					break
+				if wild&hasCatchAll != 0 {
+					vals[nv] = span{total, total}
+					return f.catchAllRoute(n)
 				}
-				t := unsafe.Add(text, ch.text)
-				if rem >= 8 && pl <= 8 {
-					// pl is 1 to 8: the shift is 0 to 56, which "&63" tells
-					// the compiler, sparing it the check for 64 and more.
-					if (load64(p)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) != 0 {
+				goto fail
+			}
+			// The static child whose first byte is the path's next, if its
+			// prefix matches. Prefixes of up to 8 bytes are compared with
+			// one masked 8-byte load of each when the path has 8 bytes left
+			// (text has 8 bytes of padding at its end, so its loads never
+			// leave it), longer ones a word at a time, short paths byte by
+			// byte.
+			if cnt := uint32(n.n); cnt != 0 {
+				idx := unsafe.Add(text, n.text+uint32(n.plen))
+				p := unsafe.Add(base, pos)
+				c := *(*byte)(p)
+				for j := uint32(0); j < cnt; j++ {
+					if *(*byte)(unsafe.Add(idx, j)) != c {
+						continue
+					}
+					k := n.first + j
+					ch := node(k)
+					pl := int(ch.plen)
+					if pl > rem {
 						break
 					}
-				} else if !equalBytes(p, t, pl) {
-					break
-				}
-				if wild != 0 {
-					if sp == len(stack) {
-						return f.matchRecursive(i, path[pos:], total, vals, nv)
+					t := unsafe.Add(text, ch.text)
+					if rem >= 8 && pl <= 8 {
+						// pl is 1 to 8: the shift is 0 to 56, which "&63"
+						// tells the compiler, sparing it the check for 64
+						// and more.
+						if (load64(p)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) != 0 {
+							break
+						}
+					} else if !equalBytes(p, t, pl) {
+						break
 					}
-					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv)}
-					sp++
+					if wild != 0 {
+						if sp == len(stack) {
+							return f.matchRecursive(i, path[pos:], total, vals, nv)
+						}
+						stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeParam}
+						sp++
+					}
+					i, pos = k, pos+pl
+					continue walk
 				}
-				i, pos = k, pos+pl
-				continue walk
 			}
 		}
-		// No static child matches: the parameter child, then the catch-all.
-		if wild&hasParam != 0 {
+		// No static child matches, or it failed: the parameter child, then
+		// the catch-all.
+		if wild&hasParam != 0 && resume != resumeCatchAll {
 			if end := segmentEnd(path[pos:]); end > 0 {
 				vals[nv] = span{pos, pos + end}
 				if wild&hasCatchAll != 0 {
 					if sp == len(stack) {
 						return f.matchRecursive(i, path[pos:], total, vals, nv)
 					}
-					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), catchAllOnly: true}
+					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeCatchAll}
 					sp++
 				}
-				i, pos, nv = n.first+uint32(n.n), pos+end, nv+1
+				i, pos, nv, resume = n.first+uint32(n.n), pos+end, nv+1, 0
 				continue walk
 			}
 		}
@@ -258,29 +266,12 @@ walk:
 		}
 	fail:
 		// Backtrack: resume the latest node with an alternative left.
-		for sp > 0 {
-			sp--
-			b := stack[sp]
-			i, pos, nv = b.node, int(b.pos), int(b.nv)
-			n = node(i)
-			wild = n.route &^ routeMask
-			if !b.catchAllOnly && wild&hasParam != 0 {
-				if end := segmentEnd(path[pos:]); end > 0 {
-					vals[nv] = span{pos, pos + end}
-					if wild&hasCatchAll != 0 {
-						stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), catchAllOnly: true}
-						sp++
-					}
-					i, pos, nv = n.first+uint32(n.n), pos+end, nv+1
-					continue walk
-				}
-			}
-			if wild&hasCatchAll != 0 {
-				vals[nv] = span{pos, total}
-				return f.catchAllRoute(n)
-			}
+		if sp == 0 {
+			return nil
 		}
-		return nil
+		sp--
+		b := stack[sp]
+		i, pos, nv, resume = b.node, int(b.pos), int(b.nv), b.resume
 	}
 }
 
@@ -292,13 +283,20 @@ type span struct{ start, end int }
 // maxBacktrack is how many backtracking points match keeps on its stack.
 const maxBacktrack = 8
 
-// backtrack is a node of a match in progress whose parameter child (unless
-// catchAllOnly) and catch-all child are yet to be tried, with the offset in
-// the path where it was reached and the number of values matched before it.
+// backtrack is a node of a match in progress with alternatives yet to be
+// tried (from its parameter child, or its catch-all child only), the offset
+// in the path where it was reached and the number of values matched before
+// it.
 type backtrack struct {
 	node, pos, nv uint32
-	catchAllOnly  bool
+	resume        uint8
 }
+
+// What is left to try at a backtracking point.
+const (
+	resumeParam    = 1 // the parameter child, then the catch-all child
+	resumeCatchAll = 2 // the catch-all child
+)
 
 // equalBytes reports whether the n bytes at a and b are equal, a word at a
 // time while a word is left, then byte by byte.
