@@ -43,7 +43,7 @@ type routeContext struct {
 	route           *route   // the matched route
 	names           []string // its parameter names (route.names, kept here for Param)
 	values          []string // parameter values, in the order of names
-	spans           []span   // where a lookup records the values (dispatchPooled)
+	spans           []span   // where a lookup in pooled space records the values (dispatchPooled, the trailing-slash probe)
 	retained        bool     // set by Retain: never reused
 	scratch         []byte   // for building a path to probe (trailing-slash redirects)
 }

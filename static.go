@@ -10,8 +10,9 @@ import (
 //
 // A static route that equals the path exactly is the most specific match
 // there is (static at every segment), so a hit in the index is the tree's
-// answer without walking it: one hash of the path, usually one slot. A miss
-// costs the hash and usually one empty slot, then the walk as before.
+// answer without walking it: one hash of the path, usually one slot. Most
+// misses are turned away by a 256-bit filter before the hash; the others
+// cost the hash and usually one empty slot. Then the tree is walked.
 //
 // The table is built once from the registered routes and never changes, so
 // how far a lookup probes depends only on the routes, never on the request:
