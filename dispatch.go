@@ -276,12 +276,12 @@ func (m *mux) allowed(p string) string {
 		}
 	} else {
 		for i, root := range f.roots {
-			if root != 0 && f.match(root-1, p, vals) != nil {
+			if root != 0 && f.match(root-1, p, 0, 0, vals) != nil {
 				found[i], some = true, true
 			}
 		}
 		for name, root := range f.custom {
-			if f.match(root-1, p, vals) != nil {
+			if f.match(root-1, p, 0, 0, vals) != nil {
 				custom = append(custom, name)
 			}
 		}

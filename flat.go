@@ -155,18 +155,21 @@ func (n *node) count() int {
 	return c
 }
 
-// match returns the most specific route for path in the tree whose root is
-// node i (its prefix, then the rest below it), recording the parameter
-// values in vals, which must be as long as the most parameters any route of
-// the tree has.
+// match returns the most specific route for path[start:] in the tree whose
+// root is node i (its prefix, then the rest below it), recording the
+// parameter values in vals from vals[nv] on, as spans of path. vals must be
+// as long as the most parameters any route of the tree has. Lookups call
+// it with start and nv 0.
 //
 // It tries the static child first, then the parameter child, then the
 // catch-all child, and backtracks out of a branch that fails deeper down
 // (see docs/router-tree.md). It is a loop without calls: where a node has an
-// alternative after the branch it takes, it pushes the node on a small stack
-// of backtracking points, and pops the stack when a branch fails. Should a
-// path need more points than the stack holds, matchRecursive takes over.
-func (f *flatTrees) match(i uint32, path string, vals []span) *route {
+// alternative after the branch it takes, it pushes the node on a stack of
+// backtracking points kept in its frame, and pops the stack when a branch
+// fails. When the stack is full, the branch is searched by a match of its
+// own (a recursion, once per maxBacktrack points), and the node's
+// alternatives are tried after it.
+func (f *flatTrees) match(i uint32, path string, start, nv int, vals []span) *route {
 	nodes := unsafe.Pointer(unsafe.SliceData(f.nodes))
 	text := unsafe.Pointer(unsafe.StringData(f.text))
 	node := func(i uint32) *flatNode {
@@ -175,13 +178,13 @@ func (f *flatTrees) match(i uint32, path string, vals []span) *route {
 	// The path left to match is path[pos:]; it is read through base, never
 	// sliced, which spares the pointer masking of an empty slice.
 	base, total := unsafe.Pointer(unsafe.StringData(path)), len(path)
-	// Node i is the root: its own prefix comes first.
-	pos := int(node(i).plen)
-	if pos > total || !equalBytes(base, unsafe.Add(text, node(i).text), pos) {
+	// Node i's own prefix comes first, at start.
+	pos := start + int(node(i).plen)
+	if pos > total || !equalBytes(unsafe.Add(base, start), unsafe.Add(text, node(i).text), pos-start) {
 		return nil
 	}
 	var stack [maxBacktrack]backtrack
-	sp, nv := 0, 0
+	sp := 0
 	// resume is what is left to try at node i when a backtracking point
 	// was popped: 0 for a node reached afresh.
 	var resume uint8
@@ -234,7 +237,14 @@ walk:
 					}
 					if wild != 0 {
 						if sp == len(stack) {
-							return f.matchRecursive(i, path[pos:], total, vals, nv)
+							// No room for the point: search the child's
+							// subtree in a match of its own, then resume
+							// here.
+							if r := f.match(k, path, pos, nv, vals); r != nil {
+								return r
+							}
+							resume = resumeParam
+							continue walk
 						}
 						stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeParam}
 						sp++
@@ -251,7 +261,11 @@ walk:
 				vals[nv] = span{pos, pos + end}
 				if wild&hasCatchAll != 0 {
 					if sp == len(stack) {
-						return f.matchRecursive(i, path[pos:], total, vals, nv)
+						if r := f.match(n.first+uint32(n.n), path, pos+end, nv+1, vals); r != nil {
+							return r
+						}
+						resume = resumeCatchAll
+						continue walk
 					}
 					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeCatchAll}
 					sp++
@@ -280,7 +294,7 @@ walk:
 // barrier, which keeps the matching loop free of calls.
 type span struct{ start, end int }
 
-// maxBacktrack is how many backtracking points match keeps on its stack.
+// maxBacktrack is how many backtracking points match keeps in its frame.
 const maxBacktrack = 8
 
 // backtrack is a node of a match in progress with alternatives yet to be
@@ -315,69 +329,6 @@ func equalBytes(a, b unsafe.Pointer, n int) bool {
 	return true
 }
 
-// matchRecursive is match by recursion, for a path that needs more
-// backtracking points than match's stack holds. It recurses only into a
-// branch that has an alternative after it; the last alternative continues
-// the loop.
-func (f *flatTrees) matchRecursive(i uint32, path string, total int, vals []span, nv int) *route {
-	for {
-		n := f.node(i)
-		wild := n.route &^ routeMask
-		if path == "" {
-			if r := n.route & routeMask; r != 0 {
-				return &f.routes[r-1]
-			}
-			if wild&hasCatchAll != 0 {
-				vals[nv] = span{total, total}
-				return f.catchAllRoute(n)
-			}
-			return nil
-		}
-		next, plen := uint32(0), 0
-		idx := f.str(n.text+uint32(n.plen), int(n.n))
-		for j := 0; j < len(idx); j++ {
-			if idx[j] == path[0] {
-				k := n.first + uint32(j)
-				ch := f.node(k)
-				if pl := int(ch.plen); pl <= len(path) && path[:pl] == f.str(ch.text, pl) {
-					next, plen = k+1, pl
-				}
-				break
-			}
-		}
-		if wild == 0 {
-			if next == 0 {
-				return nil
-			}
-			i, path = next-1, path[plen:]
-			continue
-		}
-		if next != 0 {
-			if r := f.matchRecursive(next-1, path[plen:], total, vals, nv); r != nil {
-				return r
-			}
-		}
-		if wild&hasParam != 0 {
-			if end := segmentEnd(path); end > 0 {
-				vals[nv] = span{total - len(path), total - len(path) + end}
-				p := n.first + uint32(n.n)
-				if wild&hasCatchAll == 0 {
-					i, path, nv = p, path[end:], nv+1
-					continue
-				}
-				if r := f.matchRecursive(p, path[end:], total, vals, nv+1); r != nil {
-					return r
-				}
-			}
-		}
-		if wild&hasCatchAll != 0 {
-			vals[nv] = span{total - len(path), total}
-			return f.catchAllRoute(n)
-		}
-		return nil
-	}
-}
-
 // segmentEnd returns the index of the first '/' in path, or len(path):
 // where a parameter's value ends. Eight bytes at a time while a word of
 // path is left, then byte by byte.
@@ -407,17 +358,8 @@ func (f *flatTrees) node(i uint32) *flatNode {
 	return (*flatNode)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.nodes)), uintptr(i)*unsafe.Sizeof(flatNode{})))
 }
 
-// str returns text[off:off+n] without a bounds check: every offset and
-// length stored in the tree was checked by compile (see check).
-func (f *flatTrees) str(off uint32, n int) string {
-	if n == 0 {
-		return "" // off may be len(text): no pointer one past the end
-	}
-	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(f.text)), off)), n)
-}
-
 // check panics unless every index and offset in the tree is in range, the
-// invariant node and str rely on.
+// invariant node and match rely on.
 func (f *flatTrees) check() {
 	for _, n := range f.nodes {
 		kids := uint32(n.n)
@@ -455,25 +397,25 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 			}
 		}
 		if root := f.roots[i]; root != 0 {
-			rt = f.match(root-1, path, vals)
+			rt = f.match(root-1, path, 0, 0, vals)
 		}
 		if rt == nil && i == 1 && f.roots[0] != 0 {
 			if f.mayHaveStatic(0, path) {
 				rt = f.findStatic(0, path)
 			}
 			if rt == nil {
-				rt = f.match(f.roots[0]-1, path, vals)
+				rt = f.match(f.roots[0]-1, path, 0, 0, vals)
 			}
 		}
 	} else if root := f.custom[method]; root != 0 {
-		rt = f.match(root-1, path, vals)
+		rt = f.match(root-1, path, 0, 0, vals)
 	}
 	if rt == nil && f.any != 0 {
 		if f.mayHaveStatic(uint8(anyMethodID), path) {
 			rt = f.findStatic(uint8(anyMethodID), path)
 		}
 		if rt == nil {
-			rt = f.match(f.any-1, path, vals)
+			rt = f.match(f.any-1, path, 0, 0, vals)
 		}
 	}
 	return rt

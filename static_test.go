@@ -21,7 +21,7 @@ func TestStaticIndexAgreesWithTree(t *testing.T) {
 		vals := make([]span, 32)
 		for _, rt := range routes {
 			id := uint8(methodIndex(rt.method))
-			walked := f.match(f.roots[id]-1, rt.path, vals)
+			walked := f.match(f.roots[id]-1, rt.path, 0, 0, vals)
 			indexed := f.findStatic(id, rt.path)
 			switch {
 			case len(rt.names) == 0 && (indexed == nil || indexed != walked):
@@ -101,9 +101,11 @@ func TestStaticIndexMethods(t *testing.T) {
 	}
 }
 
-// TestDeepBacktracking needs more backtracking points than match keeps on
-// its stack (maxBacktrack), so that matchRecursive takes over, and checks
-// the answers against the reference matcher.
+// TestDeepBacktracking needs more backtracking points than match keeps in
+// its frame (maxBacktrack), so that match recurses, both where the points
+// are static children taken before a parameter and where they are
+// parameters taken before a catch-all, and checks the answers against the
+// reference matcher.
 func TestDeepBacktracking(t *testing.T) {
 	const depth = 3 * maxBacktrack
 	r := New(RedirectTrailingSlash(false), RedirectCleanPath(false))
@@ -112,6 +114,7 @@ func TestDeepBacktracking(t *testing.T) {
 		r.Get(p, echoHandler(p))
 		pats = append(pats, refPattern{p, strings.Split(p[1:], "/")})
 	}
+	// Static children before parameters.
 	add(strings.Repeat("/a", depth) + "/x")
 	for k := range depth {
 		add(strings.Repeat("/a", k) + "/{p}" + strings.Repeat("/a", depth-k-1) + fmt.Sprintf("/y%d", k))
@@ -119,6 +122,13 @@ func TestDeepBacktracking(t *testing.T) {
 			add(strings.Repeat("/a", k) + "/{q...}")
 		}
 	}
+	// Parameters before catch-alls, under /p.
+	var params strings.Builder
+	for k := range depth {
+		add("/p" + params.String() + "/{rest...}")
+		fmt.Fprintf(&params, "/{v%d}", k)
+	}
+	add("/p" + params.String() + "/x")
 	for _, path := range []string{
 		strings.Repeat("/a", depth) + "/x",
 		strings.Repeat("/a", depth) + "/y0",
@@ -126,6 +136,10 @@ func TestDeepBacktracking(t *testing.T) {
 		strings.Repeat("/a", depth) + fmt.Sprintf("/y%d", depth-3),
 		strings.Repeat("/a", depth) + "/zz",
 		strings.Repeat("/a", depth-1) + "/b/y0",
+		"/p" + strings.Repeat("/v", depth) + "/x",
+		"/p" + strings.Repeat("/v", depth) + "/y",
+		"/p" + strings.Repeat("/v", depth-1) + "/y/z",
+		"/p" + strings.Repeat("/v", 3),
 	} {
 		wantPat, wantVals := refMatch(pats, path)
 		want := wantPat
