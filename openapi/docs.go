@@ -154,11 +154,7 @@ func ServeDocsAsset(w http.ResponseWriter, r *http.Request, name string) {
 	if gzipped {
 		h.Add("Vary", "Accept-Encoding")
 	}
-	if m := r.Header.Get("If-None-Match"); m != "" && etagMatch(m, tag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if r.Method == http.MethodHead {
+	if headersOnly(w, r, tag) {
 		return
 	}
 	if !gzipped {

@@ -76,11 +76,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, yaml bool) {
 	hdr.Set("ETag", tag)
 	hdr.Set("Cache-Control", "no-cache") // revalidate: a redeploy changes it
 	hdr.Set("Access-Control-Allow-Origin", "*")
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatch(match, tag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if r.Method == http.MethodHead {
+	if headersOnly(w, r, tag) {
 		return
 	}
 	w.Write(body)
@@ -89,6 +85,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, yaml bool) {
 func etag(b []byte) string {
 	sum := sha256.Sum256(b)
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+}
+
+// headersOnly answers 304 Not Modified when r's If-None-Match lists tag,
+// the response's ETag, and reports whether the response is complete
+// without a body: after a 304, and for HEAD.
+func headersOnly(w http.ResponseWriter, r *http.Request, tag string) bool {
+	if m := r.Header.Get("If-None-Match"); m != "" && etagMatch(m, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return r.Method == http.MethodHead
 }
 
 // etagMatch reports whether the If-None-Match header value lists tag (or *).
