@@ -13,8 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/router"
 	"github.com/vane-http/vane/schema"
 	"github.com/vane-http/vane/validate"
 )
@@ -87,15 +86,9 @@ type Op struct {
 // client; any other error is a 500 whose body says nothing of the error,
 // which is logged with log/slog.
 //
-// The *I is the handler's only until the response is written: vane then
-// zeroes it and binds a later request into the same memory, so that a
-// request allocates no input. A handler that hands the *I, or a pointer
-// into it such as &in.Body, to a goroutine or a cache that outlives the
-// call must copy what it keeps (in.Body by value, say). The values inside
-// are safe to keep as they are: strings, slices, maps and pointers that
-// binding set are never reused, only the struct's own memory is. Breaking
-// the rule is a data race, which the race detector reports
-// (TestInputReuseRule shows it).
+// Each request gets a new *I, and ctx is the request's own context: the
+// handler may keep either, or anything reachable from them (&in.Body, a
+// []byte or json.RawMessage from the body), for as long as it likes.
 //
 // Everything is decided here, once: Register panics, naming the type, field
 // and pattern, if the types cannot be bound, validated or documented.
@@ -108,13 +101,17 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 		panic("vane: " + err.Error())
 	}
 	th.fn = h
-	for _, other := range r.mux.ops {
+	for _, other := range r.api.ops {
 		if other.ID == d.ID {
 			panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
 		}
 	}
-	r.Handle(op.Method, op.Path, chain(op.Middleware, th))
-	r.addOperation(d)
+	var h2 http.Handler = th
+	for i := len(op.Middleware) - 1; i >= 0; i-- {
+		h2 = op.Middleware[i](h2)
+	}
+	r.Handle(op.Method, op.Path, h2)
+	r.api.ops = append(r.api.ops, d)
 }
 
 // Get registers a typed GET operation; opts adjust its Op.
@@ -154,38 +151,17 @@ func newOp(method, pattern string, opts []func(*Op)) Op {
 // BodyLimit sets the router's request body limit for typed operations, in
 // bytes (default 1 MiB; negative: none). An Op's BodyLimit overrides it.
 func BodyLimit(n int64) Option {
-	return func(m *mux) { settingsOf(m).bodyLimit = n }
+	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
 
 // WithCodec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
 func WithCodec(c codec.Codec) Option {
-	return func(m *mux) { settingsOf(m).codec = c }
+	return Option{api: func(a *api) { a.codec = c }}
 }
 
-// Schemas returns the registry of the named schemas that the typed
-// operations of r's tree refer to: the OpenAPI document's components.
-func (r *Router) Schemas() *schema.Registry { return settingsOf(r.mux).schemas }
-
-// opSettings are the typed-operation settings of a router tree.
-type opSettings struct {
-	schemas   *schema.Registry
-	bodyLimit int64
-	codec     codec.Codec
-}
-
-// settingsOf returns the typed-operation settings of a tree, made on first
-// use (registration, or an Option of New: both before serving).
-func settingsOf(m *mux) *opSettings {
-	if m.typed == nil {
-		m.typed = &opSettings{
-			schemas:   schema.NewRegistry("#/components/schemas/"),
-			bodyLimit: bind.DefaultBodyLimit,
-			codec:     codec.JSON,
-		}
-	}
-	return m.typed
-}
+// defaultBodyLimit is the body limit of typed operations when none is set.
+const defaultBodyLimit = bind.DefaultBodyLimit
 
 // typedHandler serves one typed operation.
 type typedHandler[I, O any] struct {
@@ -196,10 +172,9 @@ type typedHandler[I, O any] struct {
 	codec     codec.Codec
 	status    int
 	desc      *operation.Description
-	noRules   bool              // the validator checks nothing
-	hasBody   bool              // the input has a Body field
-	free      atomic.Pointer[I] // a zeroed input, tried before pool
-	pool      sync.Pool         // more zeroed inputs, for concurrent requests
+	pathNames []string // the pattern's parameter names, in order
+	noRules   bool     // the validator checks nothing
+	hasBody   bool     // the input has a Body field
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -207,9 +182,9 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		return nil, nil, fmt.Errorf("Register: Op needs a Method and a Path (got %q %q)", op.Method, op.Path)
 	}
 	op.Method = strings.ToUpper(op.Method)
-	set := settingsOf(r.mux)
-	full := r.fullPattern(op.Path)
-	names, err := patternParams(full)
+	set := r.api
+	full := r.Prefix() + op.Path
+	names, err := router.ParamNames(full)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,7 +235,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, noRules: v.Empty(), hasBody: b.RequestBody != nil}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil}
 	return th, d, nil
 }
 
@@ -317,17 +292,18 @@ func responses(d *operation.Description, op *Op, out *output, reg *schema.Regist
 }
 
 func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	// The input is reused for a later request once this one is answered
-	// (see Register). After a panic it is left to the garbage collector.
-	in := h.getInput()
-	h.serve(w, req, in)
-	h.release(in)
+	h.serve(w, req, new(I))
 }
 
 func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in *I) {
 	ctx := req.Context()
+	var buf [4]string
+	path := buf[:0]
+	for _, name := range h.pathNames {
+		path = append(path, router.Param(req, name))
+	}
 	var st bind.State
-	if prob := h.binder.Bind(req, pathValues(req), in, &st); prob != nil {
+	if prob := h.binder.Bind(req, path, in, &st); prob != nil {
 		if prob.Status == http.StatusUnprocessableEntity {
 			// Report the tag rules' failures too, except where a value
 			// did not even parse; a body that did not decode is not
@@ -364,28 +340,6 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	}
 	if err := h.out.write(w, unsafe.Pointer(out), h.status, h.codec); err != nil {
 		writeError(w, req, h.desc, err)
-	}
-}
-
-// getInput returns a zeroed input: the one in the free slot when there is
-// one (one atomic swap, the common case of requests one after another),
-// else one from the pool (concurrent requests), else a new one.
-func (h *typedHandler[I, O]) getInput() *I {
-	if in := h.free.Swap(nil); in != nil {
-		return in
-	}
-	if in, _ := h.pool.Get().(*I); in != nil {
-		return in
-	}
-	return new(I)
-}
-
-// release zeroes in and keeps it for a later request.
-func (h *typedHandler[I, O]) release(in *I) {
-	var zero I
-	*in = zero
-	if !h.free.CompareAndSwap(nil, in) {
-		h.pool.Put(in)
 	}
 }
 
@@ -437,6 +391,7 @@ type outHeader struct {
 var (
 	jsonContentType   = []string{"application/json"}
 	octetContentType  = []string{"application/octet-stream"}
+	nosniff           = []string{"nosniff"}
 	timeType          = reflect.TypeFor[time.Time]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
@@ -664,6 +619,7 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = octetContentType
 		}
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
@@ -672,6 +628,7 @@ func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = octetContentType
 		}
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		if r == nil {
 			return nil

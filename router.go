@@ -1,496 +1,91 @@
-// Package vane is a schema-first HTTP framework: a zero-allocation router
-// for standard net/http handlers, typed operations bound and validated from
-// plain Go types, and an OpenAPI 3.1 document generated from the same types.
 package vane
 
 import (
-	"fmt"
 	"net/http"
-	"reflect"
-	"runtime"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/router"
+	"github.com/vane-http/vane/schema"
 )
 
-// Router is an http.Handler that sends each request to the handler
-// registered for its method and path.
+// Router is vane's router (package router: routing, middleware, groups,
+// mounts, 404/405 and redirects) with typed operations on top: Register
+// and its shorthands add operations to it, and Docs serves their OpenAPI
+// document. Every method of router.Router is available on it; Group and
+// Route return Routers that share the tree and its typed operations.
 //
-// Patterns are paths whose segments are static text, {name} (one whole,
-// non-empty segment) or, as the last segment, {name...} (the rest of the
-// path, possibly empty), as net/http.ServeMux writes them. Where several
-// routes match a path, the most specific wins, segment by segment from the
-// left: static beats {name}, which beats {name...}, with backtracking, so
-// /users/new, /users/{id} and /users/{id}/posts/{post...} coexist.
-//
-// Routes are registered before the router serves its first request.
-// Registration is not safe for concurrent use, and registering a route once
-// the router has served a request panics. Serving is safe for concurrent use.
-//
-// A request that matches no route gets 404, or 405 with an Allow header when
-// its path matches routes of other methods; OPTIONS is answered with Allow
-// when no OPTIONS route matches; HEAD falls back to the GET route. By default
-// a path that differs from a route only by a trailing slash, or that needs
-// cleaning (//, /./, /../), is redirected to the route (301 for GET and HEAD,
-// 308 otherwise, query kept).
-//
-// A Router returned by Group shares its parent's tree: ServeHTTP on either
-// serves every route.
+// A program that only routes can import package router instead and link
+// nothing of the typed layer.
 type Router struct {
-	mux    *mux
-	prefix string                            // group prefix, no trailing '/'
-	mws    []func(http.Handler) http.Handler // group middleware, outermost first
-	routes int                               // routes registered through this router
+	*router.Router
+	api *api
 }
 
-// mux is the state every router of a tree shares.
-type mux struct {
-	// Registration builds pointer trees; the first request compiles them
-	// into flat (flat.go) and drops them.
-	trees  [len(methodNames)]*node // one tree per standard method
-	custom map[string]*node        // trees of other methods
-	any    *node                   // Mount's routes, for every method
-	all    []*registration         // every route in registration order
-	flat   atomic.Pointer[flatTrees]
-	mu     sync.Mutex // serialises compiling
-
-	customNames []string // methods without a tree of their own, by route.method-firstCustom
-	maxParams   int
-	pool        sync.Pool // *routeContext
-
-	rootMws  []func(http.Handler) http.Handler
-	handler  http.Handler // rootMws around dispatch, or nil without middleware
-	notFound http.Handler
-	notAllow http.Handler
-
-	redirectSlash bool
-	redirectClean bool
-	autoOptions   bool
-	stdValues     bool
-
-	root  *Router                  // the router New returned
-	ops   []*operation.Description // typed operations in registration order
-	typed *opSettings              // typed-operation settings (operation.go), nil until used
+// api is what the typed operations of one router tree share.
+type api struct {
+	ops       []*operation.Description // in registration order
+	schemas   *schema.Registry
+	bodyLimit int64
+	codec     codec.Codec
 }
 
-// methodNames are the methods with a tree of their own, in the order Allow
-// headers list them.
-var methodNames = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
-
-// Route method numbers: methodIndex for methods with a tree of their own,
-// then Mount's, then the others in order of first use.
-const (
-	anyMethodID = len(methodNames)
-	firstCustom = anyMethodID + 1
-)
-
-// methodName is the method of route method number id.
-func (m *mux) methodName(id uint8) string {
-	switch {
-	case int(id) < len(methodNames):
-		return methodNames[id]
-	case int(id) == anyMethodID:
-		return anyMethod
-	}
-	return m.customNames[int(id)-firstCustom]
+// An Option configures a Router made by New: the router's own settings
+// (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
+// and those of its typed operations (BodyLimit, WithCodec).
+type Option struct {
+	router router.Option
+	api    func(*api)
 }
-
-func methodIndex(m string) int {
-	switch m {
-	case "GET":
-		return 0
-	case "HEAD":
-		return 1
-	case "POST":
-		return 2
-	case "PUT":
-		return 3
-	case "PATCH":
-		return 4
-	case "DELETE":
-		return 5
-	case "CONNECT":
-		return 6
-	case "OPTIONS":
-		return 7
-	case "TRACE":
-		return 8
-	}
-	return -1
-}
-
-// An Option configures a Router made by New.
-type Option func(*mux)
-
-// RedirectTrailingSlash sets whether a request whose path matches no route,
-// but would with a trailing slash added or removed, is redirected there.
-// On by default.
-func RedirectTrailingSlash(on bool) Option { return func(m *mux) { m.redirectSlash = on } }
-
-// RedirectCleanPath sets whether a request whose path contains //, /./ or
-// /../ segments is redirected to the cleaned path before routing. On by
-// default; when off, such paths are routed as they are, so a catch-all
-// parameter may receive ".." segments.
-func RedirectCleanPath(on bool) Option { return func(m *mux) { m.redirectClean = on } }
-
-// AutoOptions sets whether an OPTIONS request that matches no OPTIONS route
-// is answered with 204 and an Allow header listing the path's methods. On by
-// default.
-func AutoOptions(on bool) Option { return func(m *mux) { m.autoOptions = on } }
-
-// StdPathValues sets whether the router also stores every parameter with
-// http.Request.SetPathValue, so that req.PathValue works as it does under
-// net/http.ServeMux. Off by default, because net/http keeps such values in a
-// map it allocates per request: with it on, a request whose route has
-// parameters costs 2 allocations (336 B) and roughly 200 ns more
-// (BenchmarkStdPathValues, one parameter, 2026-11-21). vane.Param works
-// either way, without allocating.
-func StdPathValues(on bool) Option { return func(m *mux) { m.stdValues = on } }
 
 // New returns an empty router.
 func New(opts ...Option) *Router {
-	m := &mux{redirectSlash: true, redirectClean: true, autoOptions: true}
+	a := &api{schemas: schema.NewRegistry("#/components/schemas/"), bodyLimit: defaultBodyLimit, codec: codec.JSON}
+	var ropts []router.Option
 	for _, o := range opts {
-		o(m)
-	}
-	m.pool.New = func() any { return &routeContext{values: make([]string, m.maxParams)} }
-	m.root = &Router{mux: m}
-	return m.root
-}
-
-// ServeHTTP dispatches req to the handler of the most specific matching
-// route, through the middleware added with Use.
-func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	m := r.mux
-	if m.handler != nil {
-		m.handler.ServeHTTP(w, req)
-		return
-	}
-	m.dispatch(w, req)
-}
-
-// Use appends middleware. On the root router (from New) middleware wraps the
-// whole router, so it sees every request, those that match no route
-// included, before routing. On a Group it wraps the routes registered
-// through the group afterwards, after routing, so vane.Param already works
-// in it; calling it on a group that already has routes panics. Either way
-// the chain is composed once, never per request. Middleware runs in the
-// order added, outer routers' before inner ones'.
-func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
-	if r.isRoot() {
-		m := r.mux
-		m.rootMws = append(m.rootMws, mw...)
-		if len(m.rootMws) > 0 { // without middleware, ServeHTTP calls dispatch directly
-			m.handler = chain(m.rootMws, http.HandlerFunc(m.dispatch))
+		if o.api != nil {
+			o.api(a)
+		} else {
+			ropts = append(ropts, o.router)
 		}
-		return
 	}
-	if r.routes > 0 {
-		panic(fmt.Sprintf("vane: Use on group %q after its routes were registered; add middleware first", r.prefix))
-	}
-	r.mws = append(r.mws, mw...)
-}
-
-func (r *Router) isRoot() bool { return r == r.mux.root }
-
-// chain wraps h in mws, the first outermost.
-func chain(mws []func(http.Handler) http.Handler, h http.Handler) http.Handler {
-	for i := len(mws) - 1; i >= 0; i-- {
-		h = mws[i](h)
-	}
-	return h
-}
-
-// NotFound sets the handler for requests that match no route. The default
-// answers 404 with an application/problem+json body.
-func (r *Router) NotFound(h http.Handler) { r.mux.notFound = h }
-
-// MethodNotAllowed sets the handler for requests whose path matches routes of
-// other methods only; the Allow header is set before it runs. The default
-// answers 405 with an application/problem+json body.
-func (r *Router) MethodNotAllowed(h http.Handler) { r.mux.notAllow = h }
-
-// Handle registers h for requests with the given method (any token) and a
-// path matching pattern, under the router's group prefix and middleware. It
-// panics if the pattern is malformed or has the same shape as a route
-// already registered for the method; the message names both patterns.
-func (r *Router) Handle(method, pattern string, h http.Handler) {
-	if method == "" || strings.ContainsAny(method, " \t/") {
-		panic(fmt.Sprintf("vane: invalid method %q for pattern %q", method, pattern))
-	}
-	if h == nil {
-		panic(fmt.Sprintf("vane: nil handler for %s %s", method, pattern))
-	}
-	r.register(method, r.fullPattern(pattern), h, nil)
-}
-
-// HandleFunc registers f like Handle.
-func (r *Router) HandleFunc(method, pattern string, f http.HandlerFunc) {
-	r.Handle(method, pattern, f)
-}
-
-// Get registers h for GET requests; a HEAD request falls back to it.
-func (r *Router) Get(pattern string, h http.HandlerFunc) { r.Handle(http.MethodGet, pattern, h) }
-
-// Head registers h for HEAD requests.
-func (r *Router) Head(pattern string, h http.HandlerFunc) { r.Handle(http.MethodHead, pattern, h) }
-
-// Post registers h for POST requests.
-func (r *Router) Post(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPost, pattern, h) }
-
-// Put registers h for PUT requests.
-func (r *Router) Put(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPut, pattern, h) }
-
-// Patch registers h for PATCH requests.
-func (r *Router) Patch(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPatch, pattern, h) }
-
-// Delete registers h for DELETE requests.
-func (r *Router) Delete(pattern string, h http.HandlerFunc) { r.Handle(http.MethodDelete, pattern, h) }
-
-// Options registers h for OPTIONS requests.
-func (r *Router) Options(pattern string, h http.HandlerFunc) {
-	r.Handle(http.MethodOptions, pattern, h)
+	return &Router{Router: router.New(ropts...), api: a}
 }
 
 // Group returns a router that registers into the same tree, with prefix
-// added to its patterns and mw added after the middleware of r.
+// added to its patterns and mw added after the middleware of r (see
+// router.Router.Group).
 func (r *Router) Group(prefix string, mw ...func(http.Handler) http.Handler) *Router {
-	if prefix != "" {
-		if _, _, err := parsePattern(prefix); err != nil {
-			panic(err.Error())
-		}
-	}
-	return &Router{
-		mux:    r.mux,
-		prefix: r.fullPattern(strings.TrimSuffix(prefix, "/")),
-		mws:    append(slices.Clip(r.mws), mw...),
-	}
+	return &Router{Router: r.Router.Group(prefix, mw...), api: r.api}
 }
 
 // Route calls fn with a Group of r under prefix.
 func (r *Router) Route(prefix string, fn func(*Router)) { fn(r.Group(prefix)) }
 
-// Mount hands every request, of any method, whose path is prefix or begins
-// with prefix followed by '/' to h, with the prefix removed from the path
-// (URL.Path and URL.RawPath) as http.StripPrefix does; a request for exactly
-// prefix reaches h with path "/". Routes registered on r take precedence
-// over the mount for the methods they have. Parameters in prefix are
-// readable in h with vane.Param.
-func (r *Router) Mount(prefix string, h http.Handler) {
-	full := r.fullPattern(strings.TrimSuffix(prefix, "/"))
-	if full == "" {
-		panic("vane: Mount needs a non-empty prefix; use the handler itself")
-	}
-	strip := len(full) // prefix length in the path, known only without parameters
-	if strings.IndexByte(full, '{') >= 0 {
-		strip = -1
-	}
-	segs := strings.Count(full, "/") // segments of the prefix, escaped or not
-	sh := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		n := strip
-		if n < 0 { // the mount point has parameters: measure what they matched
-			n = mountedLength(req)
-		}
-		r2 := new(http.Request)
-		*r2 = *req
-		u := *req.URL
-		u.Path = "/" + strings.TrimPrefix(req.URL.Path[n:], "/")
-		if u.RawPath != "" {
-			// An escaped '/' is no separator: skip the prefix's segments.
-			u.RawPath = "/" + strings.TrimPrefix(afterSegments(req.URL.EscapedPath(), segs), "/")
-		}
-		r2.URL = &u
-		h.ServeHTTP(w, r2)
-	})
-	r.register(anyMethod, full, sh, h)
-	r.register(anyMethod, full+"/{vanemount...}", sh, h)
-}
-
-// afterSegments returns what follows the first n segments of the path p.
-func afterSegments(p string, n int) string {
-	i := 0
-	for ; n > 0; n-- {
-		j := strings.IndexByte(p[i+1:], '/')
-		if j < 0 {
-			return ""
-		}
-		i += 1 + j
-	}
-	return p[i:]
-}
-
-// anyMethod marks Mount's routes.
-const anyMethod = "*"
-
-// mountedLength returns how many bytes of req's path the mount prefix
-// matched: everything but the rest parameter.
-func mountedLength(req *http.Request) int {
-	c := routeContextOf(req)
-	if c == nil {
-		return len(req.URL.Path)
-	}
-	rest := ""
-	if names := c.names; len(names) > 0 && names[len(names)-1] == "vanemount" {
-		rest = c.values[len(names)-1]
-	}
-	n := len(req.URL.Path) - len(rest)
-	if rest != "" {
-		n-- // the '/' before the rest
-	}
-	return n
-}
-
-// RouteInfo describes a registered route.
-type RouteInfo struct {
-	Method  string // "*" for Mount
-	Pattern string // the full pattern, group prefix included
-	Handler string // the registered handler's function or type name
-}
-
-// Routes lists every registered route in registration order.
-func (r *Router) Routes() []RouteInfo {
-	m := r.mux
-	info := func(rt *route, inner http.Handler) RouteInfo {
-		return RouteInfo{m.methodName(rt.method), rt.pattern, handlerName(inner)}
-	}
-	if f := m.flat.Load(); f != nil {
-		out := make([]RouteInfo, len(f.routes))
-		for i := range f.routes {
-			rt := &f.routes[i]
-			inner, ok := f.inner[rt]
-			if !ok {
-				inner = rt.handler
-			}
-			out[i] = info(rt, inner)
-		}
-		return out
-	}
-	out := make([]RouteInfo, len(m.all))
-	for i, reg := range m.all {
-		inner := reg.inner
-		if inner == nil {
-			inner = reg.handler
-		}
-		out[i] = info(&reg.route, inner)
-	}
-	return out
-}
-
 // Operations lists the typed operations registered on the router's tree, in
 // registration order.
-func (r *Router) Operations() []*operation.Description { return slices.Clone(r.mux.ops) }
+func (r *Router) Operations() []*operation.Description { return slices.Clone(r.api.ops) }
 
-func (r *Router) addOperation(d *operation.Description) { r.mux.ops = append(r.mux.ops, d) }
+// Schemas returns the registry of the named schemas that the typed
+// operations of r's tree refer to: the OpenAPI document's components.
+func (r *Router) Schemas() *schema.Registry { return r.api.schemas }
 
-func handlerName(h http.Handler) string {
-	if f, ok := h.(http.HandlerFunc); ok {
-		if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
-			return fn.Name()
-		}
-	}
-	return fmt.Sprintf("%T", h)
-}
+// Param returns the value of the path parameter name of the route that
+// matched req, or "" (see router.Param). It does not allocate.
+func Param(req *http.Request, name string) string { return router.Param(req, name) }
 
-// fullPattern returns pattern with the router's group prefix.
-func (r *Router) fullPattern(pattern string) string { return r.prefix + pattern }
+// RedirectTrailingSlash is router.RedirectTrailingSlash.
+func RedirectTrailingSlash(on bool) Option { return Option{router: router.RedirectTrailingSlash(on)} }
 
-// register adds a route serving h through the router's middleware; Routes
-// reports it as inner, or as h when inner is nil.
-func (r *Router) register(method, pattern string, h, inner http.Handler) {
-	m := r.mux
-	if m.flat.Load() != nil {
-		panic(fmt.Sprintf("vane: %s %s registered after the router started serving", method, pattern))
-	}
-	parts, names, err := parsePattern(pattern)
-	if err != nil {
-		panic(err.Error())
-	}
-	id := methodIndex(method)
-	switch {
-	case method == anyMethod:
-		id = anyMethodID
-	case id < 0:
-		id = slices.Index(m.customNames, method)
-		if id < 0 {
-			if len(m.customNames) >= 256-firstCustom {
-				panic(fmt.Sprintf("vane: %s %s: too many custom methods", method, pattern))
-			}
-			id = len(m.customNames)
-			m.customNames = append(m.customNames, method)
-		}
-		id += firstCustom
-	}
-	if inner == nil && len(r.mws) > 0 {
-		inner = h
-	}
-	reg := &registration{inner: inner, route: route{
-		handler:  chain(r.mws, h),
-		pattern:  pattern,
-		names:    namesPtr(names),
-		nparams:  uint16(len(names)),
-		method:   uint8(id),
-		catchAll: parts[len(parts)-1].kind == catchAllNode,
-	}}
-	if old := m.tree(method, true).insert(parts, reg); old != nil {
-		if old.pattern == pattern {
-			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
-		}
-		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methodName(old.method), old.pattern))
-	}
-	m.maxParams = max(m.maxParams, len(names))
-	m.all = append(m.all, reg)
-	r.routes++
-}
+// RedirectCleanPath is router.RedirectCleanPath.
+func RedirectCleanPath(on bool) Option { return Option{router: router.RedirectCleanPath(on)} }
 
-// compiled returns the compiled trees, compiling them on first use; from
-// then on registration panics and the pointer trees are gone.
-func (m *mux) compiled() *flatTrees {
-	if f := m.flat.Load(); f != nil {
-		return f
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if f := m.flat.Load(); f != nil {
-		return f
-	}
-	f := compile(m)
-	m.trees, m.custom, m.any, m.all = [len(methodNames)]*node{}, nil, nil, nil
-	m.flat.Store(f)
-	return f
-}
+// AutoOptions is router.AutoOptions.
+func AutoOptions(on bool) Option { return Option{router: router.AutoOptions(on)} }
 
-// tree returns the tree of method, creating it if asked.
-func (m *mux) tree(method string, create bool) *node {
-	if method == anyMethod {
-		if m.any == nil && create {
-			m.any = &node{}
-		}
-		return m.any
-	}
-	if i := methodIndex(method); i >= 0 {
-		if m.trees[i] == nil && create {
-			m.trees[i] = &node{}
-		}
-		return m.trees[i]
-	}
-	t := m.custom[method]
-	if t == nil && create {
-		if m.custom == nil {
-			m.custom = map[string]*node{}
-		}
-		t = &node{}
-		m.custom[method] = t
-	}
-	return t
-}
+// StdPathValues is router.StdPathValues.
+func StdPathValues(on bool) Option { return Option{router: router.StdPathValues(on)} }
 
-func namesPtr(names []string) *[]string {
-	if len(names) == 0 {
-		return nil
-	}
-	names = slices.Clip(names)
-	return &names
-}
+// RouteInfo describes a registered route (see router.Router.Routes).
+type RouteInfo = router.RouteInfo

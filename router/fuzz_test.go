@@ -1,7 +1,8 @@
-package vane
+package router
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -146,7 +147,7 @@ func FuzzRouter(f *testing.F) {
 			}
 			return
 		}
-		names, _ := patternParams(wantPat)
+		names, _ := ParamNames(wantPat)
 		want := wantPat
 		for i, n := range names {
 			want += fmt.Sprintf(" %s=%s", n, wantVals[i])
@@ -216,4 +217,70 @@ func FuzzEscapedPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzServeMux routes one path through vane and through net/http.ServeMux
+// with the same patterns (those both accept): where ServeMux serves a
+// route, vane serves the same one with the same values, and where ServeMux
+// redirects to the root of a more specific subtree, vane redirects there
+// too (ServeMux answers 307, vane 301 for GET as for its other redirects).
+// A pattern ending in '/' is exact in vane, and a subtree in ServeMux: it
+// is registered on ServeMux with {$}, its exact form there.
+func FuzzServeMux(f *testing.F) {
+	f.Add("/ab/{z}/{rest...};/{z}/{rest...}", "/ab/q")
+	f.Add("/users/new;/users/{id};/users/{id}/posts/{post...}", "/users/new/posts/x/y")
+	f.Add("/f/{p...};/f/", "/f")
+	f.Add("/a/{x}/;/a/{x}/{y}", "/a/b")
+	f.Add("/x/{a}/{b...};/x/{a}/y/{c...};/{r...}", "/x/1/y")
+	f.Fuzz(func(t *testing.T, list, path string) {
+		r := New()
+		mux := http.NewServeMux()
+		for _, p := range strings.Split(list, ";") {
+			mp := p
+			if strings.HasSuffix(p, "/") {
+				mp += "{$}"
+			}
+			if strings.Contains(p, "{$}") || panicText(func() { mux.HandleFunc("GET "+mp, muxEcho(p)) }) != "" {
+				continue
+			}
+			if msg := panicText(func() { r.Get(p, echoHandler(p)) }); msg != "" {
+				// ServeMux accepts some patterns vane refuses (empty and
+				// dot segments, parameters vane reads as conflicting).
+				return
+			}
+		}
+		if strings.ContainsAny(path, "?#%") || !strings.HasPrefix(path, "/") || !isClean(path) {
+			return
+		}
+		do := func(h http.Handler) *httptest.ResponseRecorder {
+			req := httptest.NewRequest("GET", "/", nil)
+			req.URL = &url.URL{Path: path}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		mw, vw := do(mux), do(r)
+		switch {
+		case mw.Code == 200:
+			if vw.Code != 200 || vw.Body.String() != mw.Body.String() {
+				t.Fatalf("GET %q: ServeMux %d %q, vane %d %q", path, mw.Code, mw.Body.String(), vw.Code, vw.Body.String())
+			}
+		case mw.Code/100 == 3 && mw.Header().Get("Location") == path+"/":
+			if vw.Code != http.StatusMovedPermanently || vw.Header().Get("Location") != path+"/" {
+				t.Fatalf("GET %q: ServeMux redirects to %q, vane %d %q", path, path+"/", vw.Code, vw.Header().Get("Location"))
+			}
+		}
+	})
+}
+
+// muxEcho is echoHandler for a ServeMux route: the pattern and its values.
+func muxEcho(pattern string) http.HandlerFunc {
+	names, _ := ParamNames(pattern)
+	return func(w http.ResponseWriter, req *http.Request) {
+		b := pattern
+		for _, n := range names {
+			b += " " + n + "=" + req.PathValue(n)
+		}
+		io.WriteString(w, b)
+	}
 }

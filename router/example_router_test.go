@@ -1,4 +1,4 @@
-package vane_test
+package router_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/router"
 )
 
 // get serves one GET request and prints the response.
@@ -22,15 +22,15 @@ func get(h http.Handler, target string) {
 }
 
 func ExampleRouter() {
-	r := vane.New()
+	r := router.New()
 	r.Get("/users/new", func(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, "the sign-up form")
 	})
 	r.Get("/users/{id}", func(w http.ResponseWriter, req *http.Request) {
-		io.WriteString(w, "user "+vane.Param(req, "id"))
+		io.WriteString(w, "user "+router.Param(req, "id"))
 	})
 	r.Get("/users/{id}/files/{path...}", func(w http.ResponseWriter, req *http.Request) {
-		io.WriteString(w, vane.Param(req, "id")+" wants "+vane.Param(req, "path"))
+		io.WriteString(w, router.Param(req, "id")+" wants "+router.Param(req, "path"))
 	})
 	get(r, "/users/new")
 	get(r, "/users/42")
@@ -44,7 +44,7 @@ func ExampleRouter() {
 }
 
 func ExampleRouter_Group() {
-	r := vane.New()
+	r := router.New()
 	tag := func(name string) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -66,7 +66,7 @@ func ExampleRouter_Mount() {
 	legacy := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, "legacy sees "+req.URL.Path)
 	})
-	r := vane.New()
+	r := router.New()
 	r.Mount("/legacy", legacy)
 	get(r, "/legacy/reports/2024")
 	// Output:
@@ -74,7 +74,7 @@ func ExampleRouter_Mount() {
 }
 
 func ExampleRouter_Routes() {
-	r := vane.New()
+	r := router.New()
 	r.Get("/a/{id}", http.NotFound)
 	r.Post("/a", http.NotFound)
 	for _, rt := range r.Routes() {
@@ -85,12 +85,13 @@ func ExampleRouter_Routes() {
 	// POST /a net/http.NotFound
 }
 
-func ExampleRetain() {
-	r := vane.New()
+func ExampleParam_goroutine() {
+	r := router.New()
 	done := make(chan string)
 	r.Post("/jobs/{id}", func(w http.ResponseWriter, req *http.Request) {
-		vane.Retain(req) // the goroutine below outlives the handler
-		go func() { done <- "finished job " + vane.Param(req, "id") }()
+		// The request stays valid after the handler returns: a goroutine
+		// may keep it, and its context, as under net/http.ServeMux.
+		go func() { done <- "finished job " + router.Param(req, "id") }()
 		w.WriteHeader(http.StatusAccepted)
 	})
 	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/jobs/7", strings.NewReader("")))
@@ -100,7 +101,7 @@ func ExampleRetain() {
 }
 
 func ExampleRouter_ServeHTTP_methodNotAllowed() {
-	r := vane.New()
+	r := router.New()
 	r.Post("/items", http.NotFound)
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, httptest.NewRequest("GET", "/items", nil))

@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"fmt"
@@ -55,8 +55,14 @@ type route struct {
 	pattern  string       // the full pattern, group prefix included
 	names    *[]string    // parameter names in pattern order, shared by routes with the same; nil if none
 	nparams  uint16       // len(*names)
-	method   uint8        // index into mux.methods
+	method   uint8        // route method number (router.go)
 	catchAll bool         // the last parameter is a catch-all
+
+	// slashProbe: a catch-all route in a router that has other routes
+	// ending in '/' or a catch-all, so that a path it matches with a
+	// non-empty catch-all value may be the root of a more specific
+	// subtree without its trailing slash (dispatch.go, subtreeRedirect).
+	slashProbe bool
 }
 
 // registration is a route as registered, kept until the trees are compiled.

@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"fmt"
@@ -143,7 +143,7 @@ func TestDeepBacktracking(t *testing.T) {
 	} {
 		wantPat, wantVals := refMatch(pats, path)
 		want := wantPat
-		names, _ := patternParams(wantPat)
+		names, _ := ParamNames(wantPat)
 		for i, n := range names {
 			want += fmt.Sprintf(" %s=%s", n, wantVals[i])
 		}

@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"bufio"
@@ -103,7 +103,7 @@ func newDiscard() *discard { return &discard{h: http.Header{}} }
 // readParams returns a handler that reads every parameter of pattern through
 // Param, as the benchmarks require.
 func readParams(pattern string) http.HandlerFunc {
-	names, _ := patternParams(pattern)
+	names, _ := ParamNames(pattern)
 	return func(w http.ResponseWriter, req *http.Request) {
 		for _, n := range names {
 			if Param(req, n) == "" {

@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"net/http"
@@ -9,8 +9,8 @@ import (
 	"unsafe"
 )
 
-// stackParams is how many parameter values a lookup keeps on the stack; a
-// router with routes of more parameters matches into a pooled context.
+// stackParams is how many parameter values a lookup records on the stack;
+// a router with routes of more parameters matches into pooled scratch space.
 const stackParams = 8
 
 // dispatch routes req and serves it (everything ServeHTTP does but the
@@ -26,7 +26,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		f = m.compiled()
 	}
 	if m.maxParams > stackParams {
-		m.dispatchPooled(w, req, f, p)
+		m.dispatchScratch(w, req, f, p)
 		return
 	}
 	var buf [stackParams]span
@@ -41,28 +41,49 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		// Patterns have no empty, "." or ".." segments, so only what
 		// parameters matched can make a matched path unclean.
 		m.unmatched(w, req, p, rt)
+	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, buf[:]):
 	default:
-		m.serve(w, req, rt, p, buf[:], nil, false)
+		m.serve(w, req, rt, p, buf[:], false)
 	}
 }
 
-// dispatchPooled is dispatch for routers with routes of more than
-// stackParams parameters: it matches straight into a pooled context.
-func (m *mux) dispatchPooled(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
-	c := m.pool.Get().(*routeContext)
-	c.ensure(m.maxParams)
-	rt := f.lookup(req.Method, p, c.spans)
-	if rt == nil || rt.nparams == 0 || m.redirectClean && !cleanValues(rt, p, c.spans) {
-		m.pool.Put(c)
-		if rt == nil || rt.nparams != 0 {
-			m.unmatched(w, req, p, rt)
-			return
-		}
+// dispatchScratch is dispatch for routers with routes of more than
+// stackParams parameters: it matches into pooled scratch space, which no
+// handler sees.
+func (m *mux) dispatchScratch(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
+	s := m.getScratch()
+	defer m.scratch.Put(s)
+	rt := f.lookup(req.Method, p, s.spans)
+	switch {
+	case rt == nil:
+		m.unmatched(w, req, p, nil)
+	case rt.nparams == 0:
 		req.Pattern = rt.pattern
 		rt.handler.ServeHTTP(w, req)
-		return
+	case m.redirectClean && !cleanValues(rt, p, s.spans):
+		m.unmatched(w, req, p, rt)
+	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
+	default:
+		m.serve(w, req, rt, p, s.spans, false)
 	}
-	m.serve(w, req, rt, p, c.spans, c, false)
+}
+
+// scratch is matching state that no handler sees: parameter spans for
+// routers with many parameters, and a buffer for paths to probe.
+type scratch struct {
+	spans []span
+	buf   []byte
+}
+
+func (m *mux) getScratch() *scratch {
+	s, _ := m.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if len(s.spans) < m.maxParams {
+		s.spans = make([]span, m.maxParams)
+	}
+	return s
 }
 
 // unmatched answers a request that matched no route (rt nil), or a route
@@ -74,6 +95,27 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 		return
 	}
 	m.miss(w, req, p)
+}
+
+// subtreeRedirect redirects, as ServeMux does, a request that rt matched
+// through a non-empty catch-all value when the path with a trailing slash
+// added would match a route exactly (one without a catch-all, or one whose
+// catch-all matches nothing): the root of a more specific subtree. It
+// reports whether it answered.
+func (m *mux) subtreeRedirect(w http.ResponseWriter, req *http.Request, p string, rt *route, vals []span) bool {
+	if !m.redirectSlash || p == "" || p[len(p)-1] == '/' || vals[rt.nparams-1].start == len(p) {
+		return false
+	}
+	s := m.getScratch()
+	defer m.scratch.Put(s)
+	s.buf = append(append(s.buf[:0], p...), '/')
+	alt := unsafe.String(&s.buf[0], len(s.buf))
+	other := m.compiled().lookup(req.Method, alt, s.spans)
+	if other == nil || other.catchAll && s.spans[other.nparams-1].start != len(alt) {
+		return false
+	}
+	m.redirect(w, req, req.URL.EscapedPath()+"/")
+	return true
 }
 
 // dotted reports whether a value at vals in p begins with a dot, the only
@@ -114,7 +156,7 @@ func cleanValues(rt *route, p string, vals []span) bool {
 // dispatchEscaped routes a request whose path was sent with escapes that
 // matter (URL.RawPath is set, e.g. for %2F). It routes on the escaped path
 // with every escape but %2F and %25 decoded, so an escaped slash stays
-// inside its segment, and unescapes each parameter value once.
+// inside its segment; Param unescapes each value it is asked for.
 func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	if m.redirectClean && !isClean(req.URL.Path) && req.Method != http.MethodConnect {
 		m.redirectCleaned(w, req)
@@ -123,85 +165,37 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	// RawPath is only a hint: EscapedPath ignores it unless it is a valid
 	// encoding of Path.
 	p := routingPath(req.URL.EscapedPath())
-	vals := make([]span, m.maxParams)
-	rt := m.compiled().lookup(req.Method, p, vals)
-	if rt == nil {
+	s := m.getScratch()
+	defer m.scratch.Put(s)
+	rt := m.compiled().lookup(req.Method, p, s.spans)
+	switch {
+	case rt == nil:
 		m.miss(w, req, p)
-		return
+	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
+	default:
+		m.serve(w, req, rt, p, s.spans, true)
 	}
-	m.serve(w, req, rt, p, vals, nil, true)
 }
 
-// serve runs the route's handler with its parameters, at vals in the path
-// p, unescaped first if escaped, reachable from req through c (taken from
-// the pool if nil) as req's context. It puts c back in the pool afterwards
-// unless the handler retained it.
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, c *routeContext, escaped bool) {
-	n := int(rt.nparams)
-	if n == 0 {
-		if c != nil {
-			m.pool.Put(c)
-		}
-		req.Pattern = rt.pattern
-		rt.handler.ServeHTTP(w, req)
-		return
-	}
-	if c == nil {
-		c = m.pool.Get().(*routeContext)
-		if len(c.values) < n {
-			c.ensure(m.maxParams)
-		}
-	}
-	for i, s := range vals[:n] {
-		c.values[i] = p[s.start:s.end]
-	}
-	if escaped {
-		unescapeValues(c.values[:n])
-	}
+// serve runs the route's handler. The handler gets req itself, with
+// req.Pattern set to the route's pattern, from which Param reads the
+// values; with StdPathValues, the values at vals in the path p (escaped if
+// escaped) are also stored with req.SetPathValue.
+func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, escaped bool) {
 	req.Pattern = rt.pattern
-	c.route, c.names = rt, *rt.names
 	if m.stdValues {
 		for i, name := range *rt.names {
-			req.SetPathValue(name, c.values[i])
-		}
-	}
-	c.Context = req.Context()
-	if ctxSwappable {
-		f := ctxField(req)
-		orig := *f
-		*f = c
-		rt.handler.ServeHTTP(w, req)
-		if c.retained {
-			return // req keeps c, which is never reused
-		}
-		*f = orig
-	} else {
-		rt.handler.ServeHTTP(w, req.WithContext(c))
-		if c.retained {
-			return
-		}
-	}
-	// The values stay until the next use overwrites them: with no names,
-	// nothing reads them.
-	c.route, c.names = &releasedRoute, nil
-	c.Context = releasedContext{}
-	m.pool.Put(c)
-}
-
-// unescapeValues unescapes every value that has an escape and is a valid
-// escaped path segment.
-func unescapeValues(values []string) {
-	for i, v := range values {
-		if strings.IndexByte(v, '%') >= 0 {
-			if u, err := url.PathUnescape(v); err == nil {
-				values[i] = u
+			v := p[vals[i].start:vals[i].end]
+			if escaped && strings.IndexByte(v, '%') >= 0 {
+				if u, err := url.PathUnescape(v); err == nil {
+					v = u
+				}
 			}
+			req.SetPathValue(name, v)
 		}
 	}
+	rt.handler.ServeHTTP(w, req)
 }
-
-// releasedRoute is the route of a routeContext back in the pool.
-var releasedRoute = route{pattern: "(released)"}
 
 // miss answers a request that matched no route: OPTIONS, a trailing-slash
 // redirect, 405 or 404, in that order. p is the path as routed.
@@ -236,15 +230,14 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 // matchesWithSlashToggled reports whether p with its trailing slash removed,
 // or one added, matches a route of method. It does not allocate.
 func (m *mux) matchesWithSlashToggled(method, p string) bool {
-	c := m.pool.Get().(*routeContext)
-	defer m.pool.Put(c)
-	c.ensure(m.maxParams)
+	s := m.getScratch()
+	defer m.scratch.Put(s)
 	alt := p[:len(p)-1]
 	if p[len(p)-1] != '/' {
-		c.scratch = append(append(c.scratch[:0], p...), '/')
-		alt = unsafe.String(&c.scratch[0], len(c.scratch))
+		s.buf = append(append(s.buf[:0], p...), '/')
+		alt = unsafe.String(&s.buf[0], len(s.buf))
 	}
-	return m.compiled().lookup(method, alt, c.spans) != nil
+	return m.compiled().lookup(method, alt, s.spans) != nil
 }
 
 func toggleSlash(p string) string {

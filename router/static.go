@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"math/bits"

@@ -1,4 +1,4 @@
-package vane
+package router
 
 import (
 	"math/bits"
@@ -43,6 +43,8 @@ type flatTrees struct {
 	custom map[string]uint32
 	any    uint32
 	static staticIndex // the routes without parameters (static.go)
+
+	patterns string // the pattern arena: every route's pattern, each after a header (params.go)
 }
 
 // compile flattens the pointer trees of m. Routes keep their registration
@@ -140,7 +142,31 @@ func compile(m *mux) *flatTrees {
 	f.text = text.String()
 	f.check()
 	f.buildStatic()
+	f.compilePatterns()
 	return f
+}
+
+// compilePatterns moves the routes' patterns into the pattern arena, where
+// Param finds their parameters (params.go), and marks the catch-all routes
+// that need the subtree redirect check.
+func (f *flatTrees) compilePatterns() {
+	patterns := make([]string, len(f.routes))
+	open := 0 // routes ending in '/' or a catch-all
+	for i := range f.routes {
+		p := f.routes[i].pattern
+		patterns[i] = p
+		if p[len(p)-1] == '/' || f.routes[i].catchAll {
+			open++
+		}
+	}
+	text, inArena := buildArena(patterns)
+	for i := range f.routes {
+		rt := &f.routes[i]
+		rt.pattern = inArena[i]
+		rt.slashProbe = rt.catchAll && open > 1
+	}
+	f.patterns = text
+	registerArena(f, text)
 }
 
 // count returns the number of nodes of the tree below n, n included.

@@ -1,0 +1,259 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// routed serves target on r, whose handlers must record the request, and
+// returns the request the handler got.
+func routed(t *testing.T, r *Router, method, target string) *http.Request {
+	t.Helper()
+	var got *http.Request
+	r.mux.notFound = http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Fatalf("%s %s: no route", method, target) })
+	capture = func(req *http.Request) { got = req }
+	defer func() { capture = nil }()
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, target, nil))
+	if got == nil {
+		t.Fatalf("%s %s: handler not called", method, target)
+	}
+	return got
+}
+
+var capture func(*http.Request)
+
+func captureHandler(w http.ResponseWriter, req *http.Request) {
+	if capture != nil {
+		capture(req)
+	}
+}
+
+// TestParamPositions reads every parameter of routes of up to 7
+// parameters, with static text of every length between them, from both
+// ends, with and without a catch-all.
+func TestParamPositions(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		for _, tail := range []string{"", "/", "/end", "/{rest...}"} {
+			var pat, path strings.Builder
+			var want []string
+			for i := range n {
+				fmt.Fprintf(&pat, "/%s{p%d}", strings.Repeat("st/", i%3), i)
+				v := strings.Repeat(string(rune('a'+i)), 1+(i*5)%9)
+				fmt.Fprintf(&path, "/%s%s", strings.Repeat("st/", i%3), v)
+				want = append(want, v)
+			}
+			pat.WriteString(tail)
+			rest := ""
+			switch tail {
+			case "/", "/end":
+				path.WriteString(tail)
+			case "/{rest...}":
+				rest = "x/y.z"
+				path.WriteString("/" + rest)
+			}
+			t.Run(pat.String(), func(t *testing.T) {
+				r := New()
+				r.Get(pat.String(), captureHandler)
+				req := routed(t, r, "GET", path.String())
+				for i, v := range want {
+					if got := Param(req, fmt.Sprintf("p%d", i)); got != v {
+						t.Errorf("%s: p%d = %q, want %q", path.String(), i, got, v)
+					}
+				}
+				if tail == "/{rest...}" && Param(req, "rest") != rest {
+					t.Errorf("rest = %q, want %q", Param(req, "rest"), rest)
+				}
+				if Param(req, "p") != "" || Param(req, "p00") != "" || Param(req, "") != "" {
+					t.Error("a name the route lacks has a value")
+				}
+			})
+		}
+	}
+}
+
+// TestParamOnCopiesAndLater reads parameters from copies of the request,
+// from a goroutine after the handler returned, and after the router served
+// other requests.
+func TestParamOnCopiesAndLater(t *testing.T) {
+	r := New()
+	var kept []*http.Request
+	var mu sync.Mutex
+	results := make(chan string, 100)
+	var wg sync.WaitGroup
+	r.Get("/a/{x}/b/{y}", func(w http.ResponseWriter, req *http.Request) {
+		type key struct{}
+		c := req.WithContext(context.WithValue(req.Context(), key{}, 1))
+		mu.Lock()
+		kept = append(kept, c)
+		mu.Unlock()
+		want := Param(req, "x") + "," + Param(req, "y")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Millisecond)
+			if got := Param(c, "x") + "," + Param(c, "y"); got != want {
+				results <- got + " != " + want
+			}
+		}()
+	})
+	for i := range 50 {
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", fmt.Sprintf("/a/%d/b/y%d", i, i), nil))
+	}
+	wg.Wait()
+	close(results)
+	for msg := range results {
+		t.Error(msg)
+	}
+	for i, req := range kept {
+		if Param(req, "x") != fmt.Sprint(i) || Param(req, "y") != fmt.Sprintf("y%d", i) {
+			t.Errorf("kept request %d: x=%q y=%q", i, Param(req, "x"), Param(req, "y"))
+		}
+	}
+}
+
+// TestParamNotOurs: a pattern the router did not set is not read through
+// an arena, whatever its text; ServeMux's values come from PathValue.
+func TestParamNotOurs(t *testing.T) {
+	r := New()
+	r.Get("/u/{id}", captureHandler)
+	req := routed(t, r, "GET", "/u/42")
+	if Param(req, "id") != "42" {
+		t.Fatalf("id = %q", Param(req, "id"))
+	}
+	for _, p := range []string{
+		strings.Clone(req.Pattern), // same text, not the arena's
+		req.Pattern[1:],            // inside the arena, not at a pattern's start
+		req.Pattern[:3],            // at the start, shorter
+		"",
+	} {
+		c := *req
+		c.Pattern = p
+		if got := Param(&c, "id"); got != "" {
+			t.Errorf("pattern %q: id = %q, want \"\"", p, got)
+		}
+	}
+	mux := http.NewServeMux()
+	var got string
+	mux.HandleFunc("GET /s/{id}", func(w http.ResponseWriter, req *http.Request) { got = Param(req, "id") })
+	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/s/7", nil))
+	if got != "7" {
+		t.Errorf("ServeMux-routed id = %q, want 7", got)
+	}
+	if Param(httptest.NewRequest("GET", "/u/1", nil), "id") != "" {
+		t.Error("Param of an unrouted request")
+	}
+}
+
+// TestParamChangedPath: a path rewritten after routing gives wrong values
+// or "", never a panic.
+func TestParamChangedPath(t *testing.T) {
+	r := New()
+	r.Get("/a/{x}/{y}/{z}/end", captureHandler)
+	r.Get("/f/{x}/{rest...}", captureHandler)
+	for _, target := range []string{"/a/1/2/3/end", "/f/1/2/3"} {
+		req := routed(t, r, "GET", target)
+		for _, p := range []string{"", "/", "/a", "/a/", "//////////", "/a/1/2/3/end/more/and/more", "x"} {
+			c := *req
+			u := *req.URL
+			u.Path = p
+			c.URL = &u
+			for _, name := range []string{"x", "y", "z", "rest"} {
+				_ = Param(&c, name)
+			}
+		}
+	}
+}
+
+func TestParamEscaped(t *testing.T) {
+	r := New()
+	r.Get("/files/{dir}/{name}/raw", captureHandler)
+	r.Get("/c/{x}/{rest...}", captureHandler)
+	req := routed(t, r, "GET", "/files/a%2Fb/c%20d%41/raw")
+	if Param(req, "dir") != "a/b" || Param(req, "name") != "c dA" {
+		t.Errorf("dir %q name %q", Param(req, "dir"), Param(req, "name"))
+	}
+	req = routed(t, r, "GET", "/c/a%2Fb/x%2Fy/z")
+	if Param(req, "x") != "a/b" || Param(req, "rest") != "x/y/z" {
+		t.Errorf("x %q rest %q", Param(req, "x"), Param(req, "rest"))
+	}
+}
+
+func TestParamMounted(t *testing.T) {
+	inner := New()
+	inner.Get("/items/{item}", func(w http.ResponseWriter, req *http.Request) {
+		fmt.Fprint(w, Param(req, "tenant"), "|", Param(req, "item"), "|", Param(req, "nope"), "|", req.URL.Path)
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/s/{x}", func(w http.ResponseWriter, req *http.Request) {
+		fmt.Fprint(w, Param(req, "tenant"), "|", Param(req, "x"))
+	})
+	outer := New()
+	outer.Mount("/t/{tenant}/api", inner)
+	outer.Mount("/m/{tenant}", mux)
+	if w := do(outer, "GET", "/t/acme/api/items/9"); w.Body.String() != "acme|9||/items/9" {
+		t.Errorf("got %q", w.Body.String())
+	}
+	if w := do(outer, "GET", "/m/beta/s/1"); w.Body.String() != "beta|1" {
+		t.Errorf("ServeMux inside Mount: got %q", w.Body.String())
+	}
+}
+
+func TestParamAllocations(t *testing.T) {
+	r := New()
+	r.Get("/repos/{owner}/{repo}/issues/{number}/comments", captureHandler)
+	req := routed(t, r, "GET", "/repos/julienschmidt/httprouter/issues/12/comments")
+	var v string
+	n := testing.AllocsPerRun(100, func() {
+		v = Param(req, "owner") + Param(req, "repo") + Param(req, "number")
+	})
+	_ = v
+	// The concatenation allocates once; the three lookups nothing.
+	if n > 1 {
+		t.Errorf("%v allocations", n)
+	}
+	n = testing.AllocsPerRun(100, func() { v = Param(req, "repo") })
+	if n != 0 || v != "httprouter" {
+		t.Errorf("Param: %v allocations, value %q", n, v)
+	}
+}
+
+// TestArenaUnregistered checks that a router's pattern arena leaves the
+// registry once the router is garbage, while requests that kept its
+// patterns stay safe to read (their value is then "").
+func TestArenaUnregistered(t *testing.T) {
+	count := func() int {
+		if l := arenas.Load(); l != nil {
+			return len(*l)
+		}
+		return 0
+	}
+	before := count()
+	var kept *http.Request
+	func() {
+		r := New()
+		r.Get("/g/{id}", func(w http.ResponseWriter, req *http.Request) { kept = req })
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/g/5", nil))
+		if count() != before+1 || Param(kept, "id") != "5" {
+			t.Fatalf("registered arenas %d (before %d), id %q", count(), before, Param(kept, "id"))
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for count() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if count() > before {
+		t.Fatalf("arena still registered after the router became garbage: %d > %d", count(), before)
+	}
+	if kept.Pattern != "/g/{id}" {
+		t.Errorf("kept pattern %q", kept.Pattern)
+	}
+	_ = Param(kept, "id")
+}

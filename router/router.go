@@ -1,0 +1,511 @@
+// Package router is vane's HTTP router: it sends each request to the
+// standard net/http handler registered for its method and path, with
+// net/http.ServeMux's patterns and precedence, standard middleware, groups
+// and mounts, and without allocating.
+//
+// A handler gets the request as net/http gives it, with req.Pattern set to
+// the matched route's pattern; [Param] reads a path parameter from it. The
+// router keeps nothing of a request after the handler returns and reuses
+// nothing a handler can reach, so the request and its context stay valid
+// for whoever holds them (goroutines, http.Client and database/sql calls
+// made with the request's context, http.TimeoutHandler).
+//
+// Package vane (the module's root) re-exports this router with typed
+// operations and OpenAPI on top; a program that only routes imports this
+// package and links nothing of those.
+package router
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Router is an http.Handler that sends each request to the handler
+// registered for its method and path.
+//
+// Patterns are paths whose segments are static text, {name} (one whole,
+// non-empty segment) or, as the last segment, {name...} (the rest of the
+// path, possibly empty), as net/http.ServeMux writes them. Where several
+// routes match a path, the most specific wins, segment by segment from the
+// left: static beats {name}, which beats {name...}, with backtracking, so
+// /users/new, /users/{id} and /users/{id}/posts/{post...} coexist.
+//
+// Routes are registered before the router serves its first request.
+// Registration is not safe for concurrent use, and registering a route once
+// the router has served a request panics. Serving is safe for concurrent use.
+//
+// A request that matches no route gets 404, or 405 with an Allow header when
+// its path matches routes of other methods; OPTIONS is answered with Allow
+// when no OPTIONS route matches; HEAD falls back to the GET route. By default
+// a path that differs from a route only by a trailing slash, or that needs
+// cleaning (//, /./, /../), is redirected to the route (301 for GET and HEAD,
+// 308 otherwise, query kept).
+//
+// A Router returned by Group shares its parent's tree: ServeHTTP on either
+// serves every route.
+type Router struct {
+	mux    *mux
+	prefix string                            // group prefix, no trailing '/'
+	mws    []func(http.Handler) http.Handler // group middleware, outermost first
+	routes int                               // routes registered through this router
+}
+
+// mux is the state every router of a tree shares.
+type mux struct {
+	// Registration builds pointer trees; the first request compiles them
+	// into flat (flat.go) and drops them.
+	trees  [len(methodNames)]*node // one tree per standard method
+	custom map[string]*node        // trees of other methods
+	any    *node                   // Mount's routes, for every method
+	all    []*registration         // every route in registration order
+	flat   atomic.Pointer[flatTrees]
+	mu     sync.Mutex // serialises compiling
+
+	customNames []string // methods without a tree of their own, by route.method-firstCustom
+	maxParams   int
+	scratch     sync.Pool // *scratch: matching state no handler sees
+
+	rootMws  []func(http.Handler) http.Handler
+	handler  http.Handler // rootMws around dispatch, or nil without middleware
+	notFound http.Handler
+	notAllow http.Handler
+
+	redirectSlash bool
+	redirectClean bool
+	autoOptions   bool
+	stdValues     bool
+
+	root *Router // the router New returned
+}
+
+// methodNames are the methods with a tree of their own, in the order Allow
+// headers list them.
+var methodNames = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
+
+// Route method numbers: methodIndex for methods with a tree of their own,
+// then Mount's, then the others in order of first use.
+const (
+	anyMethodID = len(methodNames)
+	firstCustom = anyMethodID + 1
+)
+
+// methodName is the method of route method number id.
+func (m *mux) methodName(id uint8) string {
+	switch {
+	case int(id) < len(methodNames):
+		return methodNames[id]
+	case int(id) == anyMethodID:
+		return anyMethod
+	}
+	return m.customNames[int(id)-firstCustom]
+}
+
+func methodIndex(m string) int {
+	switch m {
+	case "GET":
+		return 0
+	case "HEAD":
+		return 1
+	case "POST":
+		return 2
+	case "PUT":
+		return 3
+	case "PATCH":
+		return 4
+	case "DELETE":
+		return 5
+	case "CONNECT":
+		return 6
+	case "OPTIONS":
+		return 7
+	case "TRACE":
+		return 8
+	}
+	return -1
+}
+
+// An Option configures a Router made by New.
+type Option struct{ apply func(*mux) }
+
+// RedirectTrailingSlash sets whether a request whose path matches no route,
+// but would with a trailing slash added or removed, is redirected there.
+// On by default.
+func RedirectTrailingSlash(on bool) Option {
+	return Option{func(m *mux) { m.redirectSlash = on }}
+}
+
+// RedirectCleanPath sets whether a request whose path contains //, /./ or
+// /../ segments is redirected to the cleaned path before routing. On by
+// default; when off, such paths are routed as they are, so a catch-all
+// parameter may receive ".." segments.
+func RedirectCleanPath(on bool) Option {
+	return Option{func(m *mux) { m.redirectClean = on }}
+}
+
+// AutoOptions sets whether an OPTIONS request that matches no OPTIONS route
+// is answered with 204 and an Allow header listing the path's methods. On by
+// default.
+func AutoOptions(on bool) Option {
+	return Option{func(m *mux) { m.autoOptions = on }}
+}
+
+// StdPathValues sets whether the router also stores every parameter with
+// http.Request.SetPathValue, so that req.PathValue works as it does under
+// net/http.ServeMux. Off by default, because net/http keeps such values in a
+// map it allocates per request: with it on, a request whose route has
+// parameters costs the allocations net/http makes for it
+// (BenchmarkStdPathValues measures them). Param works either way, without
+// allocating.
+func StdPathValues(on bool) Option {
+	return Option{func(m *mux) { m.stdValues = on }}
+}
+
+// New returns an empty router.
+func New(opts ...Option) *Router {
+	m := &mux{redirectSlash: true, redirectClean: true, autoOptions: true}
+	for _, o := range opts {
+		if o.apply != nil {
+			o.apply(m)
+		}
+	}
+	m.root = &Router{mux: m}
+	return m.root
+}
+
+// ServeHTTP dispatches req to the handler of the most specific matching
+// route, through the middleware added with Use.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	m := r.mux
+	if m.handler != nil {
+		m.handler.ServeHTTP(w, req)
+		return
+	}
+	m.dispatch(w, req)
+}
+
+// Use appends middleware. On the root router (from New) middleware wraps the
+// whole router, so it sees every request, those that match no route
+// included, before routing. On a Group it wraps the routes registered
+// through the group afterwards, after routing, so vane.Param already works
+// in it; calling it on a group that already has routes panics. Either way
+// the chain is composed once, never per request. Middleware runs in the
+// order added, outer routers' before inner ones'.
+func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
+	if r.isRoot() {
+		m := r.mux
+		m.rootMws = append(m.rootMws, mw...)
+		if len(m.rootMws) > 0 { // without middleware, ServeHTTP calls dispatch directly
+			m.handler = chain(m.rootMws, http.HandlerFunc(m.dispatch))
+		}
+		return
+	}
+	if r.routes > 0 {
+		panic(fmt.Sprintf("vane: Use on group %q after its routes were registered; add middleware first", r.prefix))
+	}
+	r.mws = append(r.mws, mw...)
+}
+
+func (r *Router) isRoot() bool { return r == r.mux.root }
+
+// chain wraps h in mws, the first outermost.
+func chain(mws []func(http.Handler) http.Handler, h http.Handler) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// NotFound sets the handler for requests that match no route. The default
+// answers 404 with an application/problem+json body.
+func (r *Router) NotFound(h http.Handler) { r.mux.notFound = h }
+
+// MethodNotAllowed sets the handler for requests whose path matches routes of
+// other methods only; the Allow header is set before it runs. The default
+// answers 405 with an application/problem+json body.
+func (r *Router) MethodNotAllowed(h http.Handler) { r.mux.notAllow = h }
+
+// Handle registers h for requests with the given method (any token) and a
+// path matching pattern, under the router's group prefix and middleware. It
+// panics if the pattern is malformed or has the same shape as a route
+// already registered for the method; the message names both patterns.
+func (r *Router) Handle(method, pattern string, h http.Handler) {
+	if method == "" || strings.ContainsAny(method, " \t/") {
+		panic(fmt.Sprintf("vane: invalid method %q for pattern %q", method, pattern))
+	}
+	if h == nil {
+		panic(fmt.Sprintf("vane: nil handler for %s %s", method, pattern))
+	}
+	r.register(method, r.fullPattern(pattern), h, nil)
+}
+
+// HandleFunc registers f like Handle.
+func (r *Router) HandleFunc(method, pattern string, f http.HandlerFunc) {
+	r.Handle(method, pattern, f)
+}
+
+// Get registers h for GET requests; a HEAD request falls back to it.
+func (r *Router) Get(pattern string, h http.HandlerFunc) { r.Handle(http.MethodGet, pattern, h) }
+
+// Head registers h for HEAD requests.
+func (r *Router) Head(pattern string, h http.HandlerFunc) { r.Handle(http.MethodHead, pattern, h) }
+
+// Post registers h for POST requests.
+func (r *Router) Post(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPost, pattern, h) }
+
+// Put registers h for PUT requests.
+func (r *Router) Put(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPut, pattern, h) }
+
+// Patch registers h for PATCH requests.
+func (r *Router) Patch(pattern string, h http.HandlerFunc) { r.Handle(http.MethodPatch, pattern, h) }
+
+// Delete registers h for DELETE requests.
+func (r *Router) Delete(pattern string, h http.HandlerFunc) { r.Handle(http.MethodDelete, pattern, h) }
+
+// Options registers h for OPTIONS requests.
+func (r *Router) Options(pattern string, h http.HandlerFunc) {
+	r.Handle(http.MethodOptions, pattern, h)
+}
+
+// Group returns a router that registers into the same tree, with prefix
+// added to its patterns and mw added after the middleware of r.
+func (r *Router) Group(prefix string, mw ...func(http.Handler) http.Handler) *Router {
+	if prefix != "" {
+		if _, _, err := parsePattern(prefix); err != nil {
+			panic(err.Error())
+		}
+	}
+	return &Router{
+		mux:    r.mux,
+		prefix: r.fullPattern(strings.TrimSuffix(prefix, "/")),
+		mws:    append(slices.Clip(r.mws), mw...),
+	}
+}
+
+// Route calls fn with a Group of r under prefix.
+func (r *Router) Route(prefix string, fn func(*Router)) { fn(r.Group(prefix)) }
+
+// Mount hands every request, of any method, whose path is prefix or begins
+// with prefix followed by '/' to h, with the prefix removed from the path
+// (URL.Path and URL.RawPath) as http.StripPrefix does; a request for exactly
+// prefix reaches h with path "/". Routes registered on r take precedence
+// over the mount for the methods they have. Parameters in prefix are
+// readable in h with vane.Param.
+func (r *Router) Mount(prefix string, h http.Handler) {
+	full := r.fullPattern(strings.TrimSuffix(prefix, "/"))
+	if full == "" {
+		panic("vane: Mount needs a non-empty prefix; use the handler itself")
+	}
+	strip := len(full) // prefix length in the path, known only without parameters
+	if strings.IndexByte(full, '{') >= 0 {
+		strip = -1
+	}
+	segs := strings.Count(full, "/") // segments of the prefix, escaped or not
+	sh := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		n := strip
+		if n < 0 { // the mount point has parameters: measure what they matched
+			n = mountedLength(req)
+		}
+		// The handler gets a copy of req whose URL has the prefix removed
+		// and whose context remembers how this router routed it, for Param.
+		c := &mountContext{Context: req.Context(), pattern: req.Pattern, url: *req.URL}
+		r2 := req.WithContext(c)
+		u := new(url.URL)
+		*u = *req.URL
+		u.Path = "/" + strings.TrimPrefix(req.URL.Path[n:], "/")
+		if u.RawPath != "" {
+			// An escaped '/' is no separator: skip the prefix's segments.
+			u.RawPath = "/" + strings.TrimPrefix(afterSegments(req.URL.EscapedPath(), segs), "/")
+		}
+		r2.URL = u
+		h.ServeHTTP(w, r2)
+	})
+	r.register(anyMethod, full, sh, h)
+	r.register(anyMethod, full+"/{"+mountRest+"...}", sh, h)
+}
+
+// afterSegments returns what follows the first n segments of the path p.
+func afterSegments(p string, n int) string {
+	i := 0
+	for ; n > 0; n-- {
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			return ""
+		}
+		i += 1 + j
+	}
+	return p[i:]
+}
+
+// anyMethod marks Mount's routes.
+const anyMethod = "*"
+
+// mountedLength returns how many bytes of req's path the mount prefix
+// matched: everything but the rest parameter.
+func mountedLength(req *http.Request) int {
+	rest := Param(req, mountRest)
+	n := len(req.URL.Path) - len(rest)
+	if rest != "" {
+		n-- // the '/' before the rest
+	}
+	return n
+}
+
+// mountRest names the rest parameter of Mount's routes.
+const mountRest = "vanemount"
+
+// RouteInfo describes a registered route.
+type RouteInfo struct {
+	Method  string // "*" for Mount
+	Pattern string // the full pattern, group prefix included
+	Handler string // the registered handler's function or type name
+}
+
+// Routes lists every registered route in registration order.
+func (r *Router) Routes() []RouteInfo {
+	m := r.mux
+	info := func(rt *route, inner http.Handler) RouteInfo {
+		return RouteInfo{m.methodName(rt.method), rt.pattern, handlerName(inner)}
+	}
+	if f := m.flat.Load(); f != nil {
+		out := make([]RouteInfo, len(f.routes))
+		for i := range f.routes {
+			rt := &f.routes[i]
+			inner, ok := f.inner[rt]
+			if !ok {
+				inner = rt.handler
+			}
+			out[i] = info(rt, inner)
+		}
+		return out
+	}
+	out := make([]RouteInfo, len(m.all))
+	for i, reg := range m.all {
+		inner := reg.inner
+		if inner == nil {
+			inner = reg.handler
+		}
+		out[i] = info(&reg.route, inner)
+	}
+	return out
+}
+
+func handlerName(h http.Handler) string {
+	if f, ok := h.(http.HandlerFunc); ok {
+		if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
+			return fn.Name()
+		}
+	}
+	return fmt.Sprintf("%T", h)
+}
+
+// Prefix returns the router's group prefix: what Group added to the
+// patterns registered through it, "" for the router New returned.
+func (r *Router) Prefix() string { return r.prefix }
+
+// fullPattern returns pattern with the router's group prefix.
+func (r *Router) fullPattern(pattern string) string { return r.prefix + pattern }
+
+// register adds a route serving h through the router's middleware; Routes
+// reports it as inner, or as h when inner is nil.
+func (r *Router) register(method, pattern string, h, inner http.Handler) {
+	m := r.mux
+	if m.flat.Load() != nil {
+		panic(fmt.Sprintf("vane: %s %s registered after the router started serving", method, pattern))
+	}
+	parts, names, err := parsePattern(pattern)
+	if err != nil {
+		panic(err.Error())
+	}
+	id := methodIndex(method)
+	switch {
+	case method == anyMethod:
+		id = anyMethodID
+	case id < 0:
+		id = slices.Index(m.customNames, method)
+		if id < 0 {
+			if len(m.customNames) >= 256-firstCustom {
+				panic(fmt.Sprintf("vane: %s %s: too many custom methods", method, pattern))
+			}
+			id = len(m.customNames)
+			m.customNames = append(m.customNames, method)
+		}
+		id += firstCustom
+	}
+	if inner == nil && len(r.mws) > 0 {
+		inner = h
+	}
+	reg := &registration{inner: inner, route: route{
+		handler:  chain(r.mws, h),
+		pattern:  pattern,
+		names:    namesPtr(names),
+		nparams:  uint16(len(names)),
+		method:   uint8(id),
+		catchAll: parts[len(parts)-1].kind == catchAllNode,
+	}}
+	if old := m.tree(method, true).insert(parts, reg); old != nil {
+		if old.pattern == pattern {
+			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
+		}
+		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methodName(old.method), old.pattern))
+	}
+	m.maxParams = max(m.maxParams, len(names))
+	m.all = append(m.all, reg)
+	r.routes++
+}
+
+// compiled returns the compiled trees, compiling them on first use; from
+// then on registration panics and the pointer trees are gone.
+func (m *mux) compiled() *flatTrees {
+	if f := m.flat.Load(); f != nil {
+		return f
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.flat.Load(); f != nil {
+		return f
+	}
+	f := compile(m)
+	m.trees, m.custom, m.any, m.all = [len(methodNames)]*node{}, nil, nil, nil
+	m.flat.Store(f)
+	return f
+}
+
+// tree returns the tree of method, creating it if asked.
+func (m *mux) tree(method string, create bool) *node {
+	if method == anyMethod {
+		if m.any == nil && create {
+			m.any = &node{}
+		}
+		return m.any
+	}
+	if i := methodIndex(method); i >= 0 {
+		if m.trees[i] == nil && create {
+			m.trees[i] = &node{}
+		}
+		return m.trees[i]
+	}
+	t := m.custom[method]
+	if t == nil && create {
+		if m.custom == nil {
+			m.custom = map[string]*node{}
+		}
+		t = &node{}
+		m.custom[method] = t
+	}
+	return t
+}
+
+func namesPtr(names []string) *[]string {
+	if len(names) == 0 {
+		return nil
+	}
+	names = slices.Clip(names)
+	return &names
+}
