@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 // The routing tree: one radix tree per HTTP method (see docs/router-tree.md).
@@ -89,6 +90,9 @@ func parsePattern(pattern string) ([]part, []string, error) {
 	if len(pattern) > maxPatternLen {
 		return nil, nil, bad("longer than %d bytes", maxPatternLen)
 	}
+	if !utf8.ValidString(pattern) {
+		return nil, nil, bad("not valid UTF-8")
+	}
 	var parts []part
 	var names []string
 	static := 0 // start of the current static run
@@ -118,6 +122,9 @@ func parsePattern(pattern string) ([]part, []string, error) {
 			}
 			if name == "" {
 				return nil, nil, bad("empty parameter name at byte %d", i)
+			}
+			if len(name) > maxNameLen {
+				return nil, nil, bad("parameter name at byte %d is longer than %d bytes", i, maxNameLen)
 			}
 			if !isIdentifier(name) {
 				return nil, nil, bad("parameter name %q is not a Go identifier", name)
