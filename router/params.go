@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -22,41 +23,60 @@ import (
 //
 // Param derives a value from two things the request carries and the router
 // never changes after routing: req.Pattern and the path in req.URL.
-// Patterns are segment-aligned, so the static text between two parameters
-// has the same length in the path as in the pattern, and a {name} value
-// ends at the next '/'. Param finds the first parameter's value at its
-// offset in the pattern, the last one's at its distance from the end, and
-// the others by skipping values from whichever end is nearer.
+// Patterns are segment-aligned: a parameter is a whole segment, so its
+// value is the segment of the path at the parameter's position in the
+// pattern, found by counting slashes, eight bytes at a time, from the
+// nearer end of the path. The first value starts, and the last ends, at a
+// fixed distance from the path's start and end.
 //
 // What a pattern's parameters are is decided at compile time, not parsed
 // per call: every route's pattern string lives in the router's pattern
-// arena, preceded by a header that lists its parameters (see patternHeader
-// for the layout). req.Pattern is that string itself, so Param recognises
-// it by its address: the arenas of live routers are registered in a
-// process-wide list, read without locking. A pattern not in any arena (set
-// by ServeMux, or by hand) is not vane's: Param then asks req.PathValue.
+// arena, preceded by a header that lists its parameters (the layout is
+// below). req.Pattern is that string itself, so Param recognises it by its
+// address: the arenas of live routers are registered in a process-wide
+// list, read without locking. A pattern not in any arena (set by ServeMux,
+// or by hand) is not vane's: Param then asks req.PathValue.
 
 // The header before a pattern in its arena, read backwards from the
-// pattern's first byte:
+// pattern's first byte p:
 //
-//	entry_0 … entry_n-1  n  len  post  flags  0xFF  pattern…
+//	[keys] [params] slashes n len post flags 0xFF pattern…
 //
-// n (the number of parameters), len (the pattern's length) and post (the
-// length of the static text after the last parameter) are little-endian
-// uint16s, flags a byte (flagCatchAll), 0xFF a byte no UTF-8 text
-// contains, which marks the start of a pattern; len tells a string that
-// points elsewhere into a pattern, or is shorter, from the pattern itself.
-// entry_i is 8 bytes: gap (uint16, the length of the static text before
-// parameter i, after parameter i-1 or from the start), the offset of the
-// name in the pattern (uint16), the name's length and first byte, and two
-// bytes of padding (the length and first byte are read as one uint16).
+// The fixed part (headerFixed bytes): slashes (the number of '/' in the
+// pattern), n (its number of parameters), len (its length) and post (the
+// length of the static text after its last parameter), little-endian
+// uint16s; flags (flagCatchAll); and 0xFF, a byte no UTF-8 text contains,
+// which marks the start of a pattern. len tells a string that points
+// elsewhere into a pattern, or is shorter, from the pattern itself.
+//
+// keys holds, for each parameter in order, its name's length and first
+// byte as one uint16 (length in the low byte), then zeros up to a multiple
+// of four keys: four keys are compared with one 8-byte load. params holds,
+// for each parameter, the index of its segment (the number of '/' before
+// it in the pattern) and the offset of its name in the pattern, two
+// uint16s.
 const (
 	patternMark  = 0xFF
-	headerFixed  = 8 // n, len, post, flags and the mark
-	entrySize    = 8
+	headerFixed  = 10
+	paramSize    = 4
 	flagCatchAll = 1 // the last parameter is a catch-all
 	maxNameLen   = 255
+
+	lanes16 = 0x0001000100010001
+	high16  = 0x8000800080008000
 )
+
+// headerSize is the size of the header of a pattern of n parameters.
+func headerSize(n int) int { return headerFixed + keysSize(n) + paramSize*n }
+
+// keysSize is the size of the keys of n parameters: whole words.
+func keysSize(n int) int { return int((uint(n) + 3) >> 2 << 3) }
+
+// paramsAt returns where the params of the header of the pattern at p, of
+// n parameters, begin.
+func paramsAt(p unsafe.Pointer, n int) unsafe.Pointer {
+	return unsafe.Add(p, -headerFixed-paramSize*n)
+}
 
 // arena is a router's compiled pattern text, registered while the router
 // lives.
@@ -77,21 +97,29 @@ var (
 func buildArena(patterns []string) (string, []string) {
 	size := 0
 	for _, p := range patterns {
-		size += headerFixed + entrySize*strings.Count(p, "{") + len(p)
+		size += headerSize(strings.Count(p, "{")) + len(p)
 	}
 	buf := make([]byte, 0, size)
 	offs := make([]int, len(patterns))
 	for i, p := range patterns {
 		catchAll, spans := paramSpans(p)
-		prev := 0 // end of the previous parameter
-		for _, s := range spans {
-			name := p[s[0]+1 : s[1]-1]
-			name = strings.TrimSuffix(name, "...")
-			buf = le16(le16(buf, s[0]-prev), s[0]+1)
-			buf = append(buf, byte(len(name)), name[0], 0, 0)
-			prev = s[1]
+		n := len(spans)
+		for j := range keysSize(n) / 2 {
+			key := 0
+			if j < n {
+				name := strings.TrimSuffix(p[spans[j][0]+1:spans[j][1]-1], "...")
+				key = len(name) | int(name[0])<<8
+			}
+			buf = le16(buf, key)
 		}
-		buf = le16(le16(le16(buf, len(spans)), len(p)), len(p)-prev)
+		for _, s := range spans {
+			buf = le16(le16(buf, strings.Count(p[:s[0]], "/")), s[0]+1)
+		}
+		post := len(p)
+		if n > 0 {
+			post -= spans[n-1][1]
+		}
+		buf = le16(le16(le16(le16(buf, strings.Count(p, "/")), n), len(p)), post)
 		flags := byte(0)
 		if catchAll {
 			flags |= flagCatchAll
@@ -164,51 +192,9 @@ func cmpUintptr(a, b uintptr) int {
 	return 0
 }
 
-// header is the first byte of a pattern in an arena, from which its header
-// is read backwards.
-type header struct{ p unsafe.Pointer }
-
-func (h header) u8(off int) int  { return int(*(*byte)(unsafe.Add(h.p, off))) }
-func (h header) u16(off int) int { return int(load16(unsafe.Add(h.p, off))) }
-func (h header) n() int          { return h.u16(-8) }
-func (h header) post() int       { return h.u16(-4) }
-func (h header) catchAll() bool  { return h.u8(-2)&flagCatchAll != 0 }
-
-// headerOf returns the header of pattern when pattern is the pattern of a
-// route of a live router. Every byte it reads lies in the registered
-// arena; the header it returns has been checked to lie there too.
-func headerOf(pattern string) (header, bool) {
-	list := arenas.Load()
-	if list == nil || len(pattern) == 0 {
-		return header{}, false
-	}
-	sp := unsafe.Pointer(unsafe.StringData(pattern))
-	a := arenaOf(*list, uintptr(sp))
-	if a == nil {
-		return header{}, false
-	}
-	d := uintptr(sp) - a.start
-	if d < headerFixed || d >= uintptr(len(a.text)) {
-		return header{}, false
-	}
-	// From here on the fixed part of the header is known to be inside the
-	// arena.
-	h := header{sp}
-	if h.u8(-1) != patternMark || h.u16(-6) != len(pattern) || int(d) < headerFixed+entrySize*h.n() {
-		return header{}, false
-	}
-	return h, true
-}
-
 // arenaOf returns the arena of as (sorted by start) that starts last at or
 // before p, or nil.
 func arenaOf(as []arena, p uintptr) *arena {
-	if len(as) == 1 { // the usual case: one router
-		if as[0].start <= p {
-			return &as[0]
-		}
-		return nil
-	}
 	lo, hi := 0, len(as)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -224,138 +210,159 @@ func arenaOf(as []arena, p uintptr) *arena {
 	return &as[lo-1]
 }
 
+// header is the first byte of a pattern in an arena, from which its header
+// is read backwards; headerOf has checked that the whole header lies in
+// the arena.
+type header struct{ p unsafe.Pointer }
+
+// headerOf returns the header of pattern when pattern is the pattern of a
+// route of a live router. Every byte it reads lies in the registered
+// arena.
+func headerOf(pattern string) (header, bool) {
+	list := arenas.Load()
+	if list == nil || len(pattern) == 0 {
+		return header{}, false
+	}
+	sp := unsafe.Pointer(unsafe.StringData(pattern))
+	a := arenaOf(*list, uintptr(sp))
+	if a == nil {
+		return header{}, false
+	}
+	d := uintptr(sp) - a.start
+	if d < headerFixed || d >= uintptr(len(a.text)) ||
+		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -6))) != len(pattern) ||
+		int(d) < headerSize(int(load16(unsafe.Add(sp, -8)))) {
+		return header{}, false
+	}
+	return header{sp}, true
+}
+
+func (h header) u16(off int) int { return int(load16(unsafe.Add(h.p, off))) }
+func (h header) slashes() int    { return h.u16(-10) }
+func (h header) n() int          { return h.u16(-8) }
+func (h header) post() int       { return h.u16(-4) }
+func (h header) catchAll() bool  { return *(*byte)(unsafe.Add(h.p, -2))&flagCatchAll != 0 }
+
 // value returns the value of parameter name of h's route in the routed
 // path (routing the escaped path when rawPath is set, as dispatch does),
 // and whether the route has such a parameter. It allocates only for an
 // escaped path.
 func (h header) value(name, path, rawPath string) (string, bool) {
-	i, n := h.index(name)
+	n := h.n()
+	i := index(h.p, n, name)
 	if i < 0 {
 		return "", false
 	}
 	if rawPath != "" {
-		return h.escapedValue(n, i, path, rawPath), true
+		u := url.URL{Path: path, RawPath: rawPath}
+		v := h.extract(n, i, routingPath(u.EscapedPath()))
+		if strings.IndexByte(v, '%') >= 0 {
+			if uv, err := url.PathUnescape(v); err == nil {
+				v = uv
+			}
+		}
+		return v, true
 	}
 	return h.extract(n, i, path), true
 }
 
-// index returns the position of parameter name in h's route, or -1, and
-// the route's number of parameters.
-func (h header) index(name string) (int, int) {
-	n, l := h.n(), len(name)
-	if l == 0 || l > maxNameLen {
-		return -1, n
-	}
-	key := uint16(l) | uint16(name[0])<<8 // an entry's length and first byte
-	e := unsafe.Add(h.p, -headerFixed-entrySize*n)
-	for i := 0; i < n; i++ {
-		if load16(unsafe.Add(e, entrySize*i+4)) == key &&
-			(l == 1 || equalName(unsafe.Add(h.p, load16(unsafe.Add(e, entrySize*i+2))), name)) {
-			return i, n
-		}
-	}
-	return -1, n
-}
+func (h header) extract(n, i int, path string) string { return extract(h.p, n, i, path) }
 
-// escapedValue is value for a path sent with escapes that change its
-// meaning.
-func (h header) escapedValue(n, i int, path, rawPath string) string {
-	u := url.URL{Path: path, RawPath: rawPath}
-	v := h.extract(n, i, routingPath(u.EscapedPath()))
-	if strings.IndexByte(v, '%') >= 0 {
-		if uv, err := url.PathUnescape(v); err == nil {
-			v = uv
-		}
-	}
-	return v
-}
-
-// equalName reports whether the len(name) bytes at p are name. Names are
-// short: one of up to 8 bytes is compared with two overlapping loads.
-func equalName(p unsafe.Pointer, name string) bool {
+// index returns the position of parameter name among the n of the pattern
+// at p, or -1: four keys at a time, then the name itself.
+func index(p unsafe.Pointer, n int, name string) int {
 	l := len(name)
+	if l == 0 || l > maxNameLen {
+		return -1
+	}
+	params := paramsAt(p, n)
+	keys := unsafe.Add(params, -keysSize(n))
+	want := (uint64(l) | uint64(name[0])<<8) * lanes16
 	q := unsafe.Pointer(unsafe.StringData(name))
+	for w := 0; w < n; w += 4 {
+		x := load64(unsafe.Add(keys, 2*w)) ^ want
+		// The lowest lane of x that is zero has its high bit set in m;
+		// lanes above it may be set falsely, so they are checked one by
+		// one when a name does not match.
+		for m := (x - lanes16) &^ x & high16; m != 0; m &= m - 1 {
+			i := w + bits.TrailingZeros64(m)>>4
+			if load16(unsafe.Add(keys, 2*i)) == uint16(want) &&
+				(l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// equalName reports whether the l bytes at p and q are equal, l being at
+// least 2. Names are short: one of up to 8 bytes is compared with two
+// overlapping loads.
+func equalName(p, q unsafe.Pointer, l int) bool {
 	switch {
 	case l > 8:
 		return equalBytes(p, q, l)
 	case l >= 4:
 		return load32(p) == load32(q) && load32(unsafe.Add(p, l-4)) == load32(unsafe.Add(q, l-4))
-	case l >= 2:
-		return load16(p) == load16(q) && load16(unsafe.Add(p, l-2)) == load16(unsafe.Add(q, l-2))
 	}
-	return *(*byte)(p) == *(*byte)(q)
+	return load16(p) == load16(q) && load16(unsafe.Add(p, l-2)) == load16(unsafe.Add(q, l-2))
 }
 
-// extract returns parameter i's value in path, for h's route of n
-// parameters. The first value starts, and the last ends, at a fixed
-// distance from the path's start and end; a value in between is found by
-// skipping the values between it and the nearer end, each up to its '/'.
-// A path that does not have the pattern's shape (changed after routing)
-// yields a wrong value or "", never a panic.
-func (h header) extract(n, i int, path string) string {
-	entries := unsafe.Add(h.p, -headerFixed-entrySize*n)
-	return extractValue(entries, n, i, h.post(), h.catchAll(), path)
-}
-
-// extractValue is extract, given the parameter entries, the length of the
-// static text after the last parameter and whether it is a catch-all. It
-// makes no calls: the scans for '/' are loops over the path's bytes,
-// through its base pointer within bounds checked here.
-func extractValue(entries unsafe.Pointer, n, i, post int, catchAll bool, path string) string {
+// extract returns parameter i's value in path, for the route of n
+// parameters whose pattern is at p. The first value starts where the pattern's first parameter
+// does, any other after the slash that begins its segment (counted from
+// the nearer end, unless a catch-all's slashes are in the way); a value
+// ends at the next '/', except the last, which ends where the static
+// suffix begins (or, a catch-all's, at the end). A path that does not have
+// the pattern's shape (changed after routing) yields a wrong value or "",
+// never a panic. It makes no calls but nthSlash's.
+func extract(p unsafe.Pointer, n, i int, path string) string {
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
-	at := func(j int) byte { return *(*byte)(unsafe.Add(base, j)) }
-	gap := func(k int) int { return int(load16(unsafe.Add(entries, entrySize*k))) }
-	last := n - 1
-	// The number of values to scan going forwards, and backwards (where a
-	// catch-all, which may hold '/', cannot be scanned).
-	fwd, back := i, last-i
-	if i < last || catchAll {
-		fwd++ // its own end must be found too, unless it is the last
-	}
-	if i > 0 {
-		back++ // its own start must be found too, unless it is the first
-	}
+	e := unsafe.Add(paramsAt(p, n), paramSize*i)
+	last := i == n-1
+	catchAll := *(*byte)(unsafe.Add(p, -2))&flagCatchAll != 0
 	var start, stop int
-	if fwd <= back || catchAll {
-		start = gap(0)
-		for k := 0; k < i; k++ {
-			for start < l && at(start) != '/' {
-				start++
-			}
-			start += gap(k + 1)
-		}
-		if start > l {
+	switch {
+	case !last:
+		// Up to the next '/', below.
+	case catchAll:
+		stop = l
+	default:
+		if stop = l - int(load16(unsafe.Add(p, -4))); stop < 0 {
 			return ""
 		}
-		switch {
-		case i < last:
-			stop = start
-			for stop < l && at(stop) != '/' {
-				stop++
-			}
-		case catchAll:
-			stop = l
-		default:
-			stop = l - post
+	}
+	switch seg := int(load16(e)); {
+	case i == 0:
+		start = int(load16(unsafe.Add(e, 2))) - 1 // the '{' of the first parameter
+	case last && !catchAll:
+		// Back from its end to the '/' before it: values are short.
+		for start = stop; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
 		}
-	} else {
-		stop = l - post
-		for k := last; k > i; k-- {
-			for stop > 0 && stop <= l && at(stop-1) != '/' {
-				stop--
-			}
-			stop -= gap(k)
-		}
-		if stop < 0 || stop > l {
+	case !catchAll && int(load16(unsafe.Add(p, -10)))-seg < seg:
+		// The slash before the segment is the (slashes-seg+1)-th from
+		// the end.
+		if start = lastNthSlash(base, l, int(load16(unsafe.Add(p, -10)))-seg+1); start < 0 {
 			return ""
 		}
-		start = gap(0)
-		if i > 0 {
-			start = stop
-			for start > 0 && at(start-1) != '/' {
-				start--
+		start++
+	default:
+		if start = nthSlash(base, l, seg); start < 0 {
+			return ""
+		}
+		start++
+	}
+	if !last {
+		// Up to the next '/', eight bytes at a time (nextSlash, inlined).
+		for stop = start; stop+8 <= l; stop += 8 {
+			if m := bytesEqual(load64(unsafe.Add(base, stop)), '/'); m != 0 {
+				stop += bits.TrailingZeros64(m) >> 3
+				goto found
 			}
 		}
+		for ; stop < l && *(*byte)(unsafe.Add(base, stop)) != '/'; stop++ {
+		}
+	found:
 	}
 	if start > stop || stop > l {
 		return ""
@@ -363,19 +370,68 @@ func extractValue(entries unsafe.Pointer, n, i, post int, catchAll bool, path st
 	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start)
 }
 
-// param is Param's common case as one function without calls: the
-// request's pattern is in an arena, the path has no escapes, and the
-// route has the parameter. ok is false otherwise.
+// nthSlash returns the index of the k-th '/' (k >= 1) of the l bytes at
+// p, or -1: eight bytes at a time, counting the slashes of each word.
+func nthSlash(p unsafe.Pointer, l, k int) int {
+	i := 0
+	for ; i+8 <= l; i += 8 {
+		m := bytesEqual(load64(unsafe.Add(p, i)), '/')
+		c := bits.OnesCount64(m)
+		if c >= k {
+			for ; k > 1; k-- {
+				m &= m - 1
+			}
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		k -= c
+	}
+	for ; i < l; i++ {
+		if *(*byte)(unsafe.Add(p, i)) == '/' {
+			if k--; k == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// lastNthSlash returns the index of the k-th '/' (k >= 1) from the end of
+// the l bytes at p, or -1: eight bytes at a time, from the end.
+func lastNthSlash(p unsafe.Pointer, l, k int) int {
+	i := l
+	for ; i >= 8; i -= 8 {
+		m := bytesEqual(load64(unsafe.Add(p, i-8)), '/')
+		c := bits.OnesCount64(m)
+		if c >= k {
+			for ; k > 1; k-- {
+				m &^= 1 << (63 - bits.LeadingZeros64(m))
+			}
+			return i - 8 + (63-bits.LeadingZeros64(m))>>3
+		}
+		k -= c
+	}
+	for i--; i >= 0; i-- {
+		if *(*byte)(unsafe.Add(p, i)) == '/' {
+			if k--; k == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// param is Param's common case as one function: the request's pattern is
+// in an arena, the path has no escapes, and the route has the parameter.
+// ok is false otherwise.
 func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 	list := arenas.Load()
-	l := len(name)
-	if list == nil || u == nil || l == 0 || l > maxNameLen || len(pattern) == 0 {
+	if list == nil || u == nil || len(pattern) == 0 {
 		return "", false
 	}
 	sp := unsafe.Pointer(unsafe.StringData(pattern))
 	as := *list
 	var a *arena
-	if len(as) == 1 {
+	if len(as) == 1 { // the usual case: one router
 		a = &as[0]
 	} else if a = arenaOf(as, uintptr(sp)); a == nil {
 		return "", false
@@ -386,34 +442,37 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 		return "", false
 	}
 	n := int(load16(unsafe.Add(sp, -8)))
-	if int(d) < headerFixed+entrySize*n || u.RawPath != "" {
+	if int(d) < headerSize(n) || u.RawPath != "" {
 		return "", false
 	}
-	entries := unsafe.Add(sp, -headerFixed-entrySize*n)
-	key := uint16(l) | uint16(name[0])<<8 // an entry's length and first byte
+	// index, inlined.
+	l := len(name)
+	if l == 0 || l > maxNameLen {
+		return "", false
+	}
+	params := paramsAt(sp, n)
+	keys := unsafe.Add(params, -keysSize(n))
+	key := uint16(l) | uint16(name[0])<<8
 	q := unsafe.Pointer(unsafe.StringData(name))
-	for i := 0; i < n; i++ {
-		e := unsafe.Add(entries, entrySize*i)
-		if load16(unsafe.Add(e, 4)) != key {
-			continue
-		}
-		if l > 1 {
-			np := unsafe.Add(sp, load16(unsafe.Add(e, 2)))
-			var eq bool
-			switch {
-			case l > 8:
-				eq = equalBytes(np, q, l)
-			case l >= 4:
-				eq = load32(np) == load32(q) && load32(unsafe.Add(np, l-4)) == load32(unsafe.Add(q, l-4))
-			default:
-				eq = load16(np) == load16(q) && load16(unsafe.Add(np, l-2)) == load16(unsafe.Add(q, l-2))
-			}
-			if !eq {
-				continue
+	if n <= 4 {
+		for i := 0; i < n; i++ {
+			if load16(unsafe.Add(keys, 2*i)) == key &&
+				(l == 1 || equalName(unsafe.Add(sp, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
+				return extract(sp, n, i, u.Path), true
 			}
 		}
-		flags := *(*byte)(unsafe.Add(sp, -2))
-		return extractValue(entries, n, i, int(load16(unsafe.Add(sp, -4))), flags&flagCatchAll != 0, u.Path), true
+		return "", false
+	}
+	want := uint64(key) * lanes16
+	for w := 0; w < n; w += 4 {
+		x := load64(unsafe.Add(keys, 2*w)) ^ want
+		for m := (x - lanes16) &^ x & high16; m != 0; m &= m - 1 {
+			i := w + bits.TrailingZeros64(m)>>4
+			if load16(unsafe.Add(keys, 2*i)) == uint16(want) &&
+				(l == 1 || equalName(unsafe.Add(sp, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
+				return extract(sp, n, i, u.Path), true
+			}
+		}
 	}
 	return "", false
 }
