@@ -25,6 +25,11 @@
 //     a reuse of the context is a data race that fails the test, and every
 //     answer is checked against the request that asked.
 //
+// The race detector reports each distinct race once per process, so a load
+// case that fails by a race alone is best shown failing on its own
+// (-run 'TestHazard/http_client$'), not after -count repeats or after
+// another case that hit the same race.
+//
 // The suite uses vane's public API only, and lives in its own module so
 // that its drivers (a pure-Go SQLite) stay out of vane's go.mod.
 package hazard
