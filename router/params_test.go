@@ -197,6 +197,12 @@ func TestParamMounted(t *testing.T) {
 	outer := New()
 	outer.Mount("/t/{tenant}/api", inner)
 	outer.Mount("/m/{tenant}", mux)
+	outer.Mount("/h/{tenant}", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		fmt.Fprint(w, Param(req, "tenant"), "|", req.Pattern, "|", req.URL.Path)
+	}))
+	if w := do(outer, "GET", "/h/gamma/x/y"); w.Body.String() != "gamma||/x/y" {
+		t.Errorf("plain handler inside Mount: got %q", w.Body.String())
+	}
 	if w := do(outer, "GET", "/t/acme/api/items/9"); w.Body.String() != "acme|9||/items/9" {
 		t.Errorf("got %q", w.Body.String())
 	}

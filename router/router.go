@@ -296,7 +296,8 @@ func (r *Router) Route(prefix string, fn func(*Router)) { fn(r.Group(prefix)) }
 // (URL.Path and URL.RawPath) as http.StripPrefix does; a request for exactly
 // prefix reaches h with path "/". Routes registered on r take precedence
 // over the mount for the methods they have. Parameters in prefix are
-// readable in h with vane.Param.
+// readable in h with Param. h gets a copy of the request whose Pattern is
+// empty (a router inside sets its own).
 func (r *Router) Mount(prefix string, h http.Handler) {
 	full := r.fullPattern(strings.TrimSuffix(prefix, "/"))
 	if full == "" {
@@ -312,10 +313,12 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 		if n < 0 { // the mount point has parameters: measure what they matched
 			n = mountedLength(req)
 		}
-		// The handler gets a copy of req whose URL has the prefix removed
-		// and whose context remembers how this router routed it, for Param.
+		// The handler gets a copy of req whose URL has the prefix removed,
+		// whose Pattern is empty until a router inside sets its own, and
+		// whose context remembers how this router routed it, for Param.
 		c := &mountContext{Context: req.Context(), pattern: req.Pattern, url: *req.URL}
 		r2 := req.WithContext(c)
+		r2.Pattern = ""
 		u := new(url.URL)
 		*u = *req.URL
 		u.Path = "/" + strings.TrimPrefix(req.URL.Path[n:], "/")
