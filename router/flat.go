@@ -138,7 +138,7 @@ func compile(m *mux) *flatTrees {
 		}
 	}
 	f.any = root(m.any)
-	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding for hasPrefix's 8-byte loads
+	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding: match compares prefixes with 8-byte loads
 	f.text = text.String()
 	f.check()
 	f.buildStatic()
