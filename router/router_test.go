@@ -93,10 +93,12 @@ func TestMatchPriority(t *testing.T) {
 		{"/v/1/2/3/4/5", "/v/{a}/{b}/{c}/{d}/{e} a=1 b=2 c=3 d=4 e=5"},
 	}
 	for _, tt := range tests {
-		w := do(r, "GET", tt.path)
-		if w.Code != 200 || w.Body.String() != tt.want {
-			t.Errorf("GET %s = %d %q, want 200 %q", tt.path, w.Code, w.Body.String(), tt.want)
-		}
+		t.Run(tt.path, func(t *testing.T) {
+			w := do(r, "GET", tt.path)
+			if w.Code != 200 || w.Body.String() != tt.want {
+				t.Errorf("GET %s = %d %q, want 200 %q", tt.path, w.Code, w.Body.String(), tt.want)
+			}
+		})
 	}
 }
 
@@ -127,10 +129,12 @@ func TestEscapedSlashStaysInSegment(t *testing.T) {
 		{"/raw/a%2Fb/c", "/raw/{rest...} rest=a/b/c"},
 	}
 	for _, tt := range tests {
-		w := do(r, "GET", tt.path)
-		if w.Code != 200 || w.Body.String() != tt.want {
-			t.Errorf("GET %s = %d %q, want %q", tt.path, w.Code, w.Body.String(), tt.want)
-		}
+		t.Run(tt.path, func(t *testing.T) {
+			w := do(r, "GET", tt.path)
+			if w.Code != 200 || w.Body.String() != tt.want {
+				t.Errorf("GET %s = %d %q, want %q", tt.path, w.Code, w.Body.String(), tt.want)
+			}
+		})
 	}
 	// An escaped slash never splits a segment, so it cannot match two literal segments.
 	if w := do(r, "GET", "/lit/a%2Fb"); w.Code != 404 {
@@ -184,16 +188,18 @@ func TestMethods(t *testing.T) {
 		{"POST", "/users/new", 200, "POST /users/{id} id=new", ""},
 	}
 	for _, tt := range tests {
-		w := do(r, tt.method, tt.path)
-		if w.Code != tt.code {
-			t.Errorf("%s %s = %d, want %d", tt.method, tt.path, w.Code, tt.code)
-		}
-		if tt.body != "" && w.Body.String() != tt.body {
-			t.Errorf("%s %s body = %q, want %q", tt.method, tt.path, w.Body.String(), tt.body)
-		}
-		if got := w.Header().Get("Allow"); got != tt.allow {
-			t.Errorf("%s %s Allow = %q, want %q", tt.method, tt.path, got, tt.allow)
-		}
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			w := do(r, tt.method, tt.path)
+			if w.Code != tt.code {
+				t.Errorf("%s %s = %d, want %d", tt.method, tt.path, w.Code, tt.code)
+			}
+			if tt.body != "" && w.Body.String() != tt.body {
+				t.Errorf("%s %s body = %q, want %q", tt.method, tt.path, w.Body.String(), tt.body)
+			}
+			if got := w.Header().Get("Allow"); got != tt.allow {
+				t.Errorf("%s %s Allow = %q, want %q", tt.method, tt.path, got, tt.allow)
+			}
+		})
 	}
 	if w := do(r, "HEAD", "/items"); w.Body.String() != "GET /items" {
 		t.Errorf("HEAD fell back to %q", w.Body.String())
@@ -249,10 +255,12 @@ func TestRedirects(t *testing.T) {
 		{"GET", "/nothing/", 404, ""},
 	}
 	for _, tt := range tests {
-		w := do(r, tt.method, tt.target)
-		if w.Code != tt.code || w.Header().Get("Location") != tt.location {
-			t.Errorf("%s %s = %d Location %q, want %d %q", tt.method, tt.target, w.Code, w.Header().Get("Location"), tt.code, tt.location)
-		}
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			w := do(r, tt.method, tt.target)
+			if w.Code != tt.code || w.Header().Get("Location") != tt.location {
+				t.Errorf("%s %s = %d Location %q, want %d %q", tt.method, tt.target, w.Code, w.Header().Get("Location"), tt.code, tt.location)
+			}
+		})
 	}
 	off := New(RedirectTrailingSlash(false), RedirectCleanPath(false))
 	off.Get("/users", echoHandler("/users"))
@@ -339,9 +347,11 @@ func TestMount(t *testing.T) {
 		{"GET", "/api/t/acme/things/7", "inner id=7 tenant=acme"},
 	}
 	for _, tt := range tests {
-		if w := do(r, tt.method, tt.target); w.Body.String() != tt.want {
-			t.Errorf("%s %s = %d %q, want %q", tt.method, tt.target, w.Code, w.Body.String(), tt.want)
-		}
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			if w := do(r, tt.method, tt.target); w.Body.String() != tt.want {
+				t.Errorf("%s %s = %d %q, want %q", tt.method, tt.target, w.Code, w.Body.String(), tt.want)
+			}
+		})
 	}
 	if w := do(r, "GET", "/legacyx"); w.Code != 404 {
 		t.Errorf("/legacyx = %d", w.Code)
@@ -385,11 +395,13 @@ func TestRegistrationErrors(t *testing.T) {
 		{[]string{"/users"}, "/users", `GET /users is already registered`},
 	}
 	for _, tt := range tests {
-		r := New()
-		for _, p := range tt.earlier {
-			r.Get(p, h)
-		}
-		mustPanic(t, tt.want, func() { r.Get(tt.pattern, h) })
+		t.Run(tt.pattern, func(t *testing.T) {
+			r := New()
+			for _, p := range tt.earlier {
+				r.Get(p, h)
+			}
+			mustPanic(t, tt.want, func() { r.Get(tt.pattern, h) })
+		})
 	}
 	mustPanic(t, `invalid method "BAD METHOD"`, func() { New().Handle("BAD METHOD", "/", h) })
 	mustPanic(t, `nil handler`, func() { New().Handle("GET", "/", nil) })

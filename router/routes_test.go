@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -301,26 +300,6 @@ func TestZeroAllocations(t *testing.T) {
 	check("trailing-slash probe", tableRouter(t, loadTable(t, "github"), RedirectTrailingSlash(true)), httptest.NewRequest("GET", "/nothing", nil))
 	r, req = microRoute("/static/{filepath...}", "/static/css/site/main.css", nil)
 	check("catch-all", r, req)
-}
-
-// TestTableMemory reports the heap each table's router holds, the figure the
-// route-table memory comparison uses (bench/ compares it with the peers').
-func TestTableMemory(t *testing.T) {
-	for _, name := range tables {
-		routes := loadTable(t, name)
-		h := readParams("/")
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		r := New()
-		for _, rt := range routes {
-			r.Handle(rt.method, rt.pattern, h)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		t.Logf("%s: %d routes, %d bytes", name, len(routes), after.HeapAlloc-before.HeapAlloc)
-		runtime.KeepAlive(r)
-	}
 }
 
 // BenchmarkCatchAll serves a catch-all route, whose value the clean-path
