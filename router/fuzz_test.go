@@ -210,11 +210,26 @@ func FuzzEscapedPath(f *testing.F) {
 		if w.Code >= 500 {
 			t.Fatalf("GET %q = %d", target, w.Code)
 		}
-		if w.Code == 200 && !strings.HasPrefix(w.Body.String(), "/f/") {
-			pattern, rest, _ := strings.Cut(w.Body.String(), " ")
-			if strings.Count(pattern, "/") != strings.Count(u.EscapedPath(), "/") {
-				t.Fatalf("GET %q matched %q: a parameter swallowed a path separator (%q)", target, pattern, rest)
-			}
+		if w.Code != 200 {
+			return
+		}
+		pattern, rest, _ := strings.Cut(w.Body.String(), " ")
+		segs := strings.Split(routingPath(u.EscapedPath()), "/")
+		if !strings.HasPrefix(pattern, "/f/") && len(segs) != strings.Count(pattern, "/")+1 {
+			t.Fatalf("GET %q matched %q: a parameter swallowed a path separator (%q)", target, pattern, rest)
+		}
+		// The value is the segment (the rest, for the catch-all) at the
+		// parameter's place, unescaped.
+		raw := segs[2]
+		if strings.HasPrefix(pattern, "/f/") {
+			raw = strings.Join(segs[2:], "/")
+		}
+		want := raw
+		if v, err := url.PathUnescape(raw); err == nil {
+			want = v
+		}
+		if _, got, _ := strings.Cut(rest, "="); got != want {
+			t.Fatalf("GET %q matched %q: value %q, want %q", target, pattern, got, want)
 		}
 	})
 }
