@@ -1,18 +1,22 @@
 # vane's everyday commands. `make test` is what CI runs (.ci/run).
 .PHONY: run test fuzz bench bench-e2e bench-quick
 
-# The example service, with its docs page.
-run:
-	go run ./examples/petstore
+# The repository's Go modules: the root and each directory with a go.mod of
+# its own (bench, conformance, examples).
+MODULES := . $(patsubst %/go.mod,%,$(sort $(wildcard */go.mod)))
 
-# Everything CI checks: formatting, vet, the race-enabled tests of the root
-# module and of the bench module (whose correctness check runs in quick mode).
+# The example service, with its docs page (from its own module when it has
+# one).
+run:
+	@if [ -f examples/go.mod ]; then cd examples && go run ./petstore; else go run ./examples/petstore; fi
+
+# Everything CI checks: the tools the tests use (scripts/setup: Chromium,
+# the Python validators, PostgreSQL, wrk), formatting, then vet and the
+# race-enabled tests of every module.
 test:
+	scripts/setup
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
-	go vet ./...
-	go test -race ./...
-	cd bench && go vet ./... && go test -race ./...
-	cd conformance && go vet ./... && go test -race ./...
+	@set -e; for m in $(MODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race ./...); done
 
 # A short run of every fuzz target: routing, path cleaning, parameter and
 # body binding with validation, and the required-property scanner.

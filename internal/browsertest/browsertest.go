@@ -1,11 +1,11 @@
 // Package browsertest loads pages in headless Chromium for tests: the
 // document object model after the page's scripts ran, and screenshots.
 //
-// Chromium is Debian's package "chromium". When it is missing and the test
-// runs as root with apt-get, the first use installs it (apt-get update and
-// install, waiting for the package lock); otherwise the test is skipped with
-// a message that says how to install it. $VANE_CHROMIUM names another
-// Chromium or Chrome binary.
+// Chromium is Debian's package "chromium", installed by scripts/setup;
+// $VANE_CHROMIUM names another Chromium or Chrome binary. Where it is
+// missing the test is skipped, saying how to install it, or fails when
+// VANE_REQUIRE_TOOLS=1 (see package testtool). Nothing here installs
+// anything.
 //
 // The browser is started with a fresh profile and everything that would
 // reach the network on its own turned off, and with every host name except
@@ -15,85 +15,22 @@ package browsertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/vane-http/vane/internal/filelock"
+	"github.com/vane-http/vane/internal/testtool"
 )
 
-var (
-	once    sync.Once
-	binary  string
-	errFind error
-)
-
-// Chromium returns the browser's path, installing it if it can; it skips t
-// when it cannot.
+// Chromium returns the browser's path; it skips t (or fails it, under
+// VANE_REQUIRE_TOOLS=1) when there is none. Call it before starting
+// anything the test would have to stop.
 func Chromium(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { binary, errFind = find() })
-	if errFind != nil {
-		t.Skipf("headless Chromium unavailable, so the docs page is not tested in a browser: %v "+
-			"(install Debian's package: apt-get install chromium)", errFind)
-	}
-	return binary
-}
-
-func find() (string, error) {
-	if c := os.Getenv("VANE_CHROMIUM"); c != "" {
-		return c, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	if os.Geteuid() != 0 {
-		return "", errors.New("chromium is not installed and the test does not run as root to install it")
-	}
-	aptGet, err := exec.LookPath("apt-get")
-	if err != nil {
-		return "", errors.New("chromium is not installed and there is no apt-get")
-	}
-	// Test binaries of several packages may get here at once: one installs,
-	// the others wait for it and then find chromium.
-	unlock, err := filelock.Lock(filepath.Join(os.TempDir(), "vane-chromium-install.lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	aptLock := "-oDPkg::Lock::Timeout=600"
-	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-	for _, args := range [][]string{
-		{aptLock, "update", "-qq"},
-		{aptLock, "install", "-y", "-qq", "--no-install-recommends", "chromium"},
-	} {
-		cmd := exec.CommandContext(ctx, aptGet, args...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("apt-get %v: %v\n%s", args, err, tail(out))
-		}
-	}
-	return exec.LookPath("chromium")
-}
-
-func tail(b []byte) []byte {
-	if len(b) > 2000 {
-		return b[len(b)-2000:]
-	}
-	return b
+	return testtool.Chromium(t)
 }
 
 // flags are the options of every run: headless, no sandbox (tests run as

@@ -1,127 +1,84 @@
 // Package oasvalidate checks OpenAPI documents in tests with an independent
 // validator: openapi-spec-validator, from PyPI, which checks a document
-// against the OpenAPI 3.1 schema, its JSON Schema 2020-12 dialect, and the
-// rules a schema cannot say (unique operationIds, declared path parameters,
-// resolvable $refs).
+// against the official schema of its OpenAPI version (3.0 or 3.1, with 3.1's
+// JSON Schema 2020-12 dialect) and the rules a schema cannot say (unique
+// operationIds, declared path parameters, resolvable $refs).
 //
-// The first use installs the pinned version into a virtual environment
-// under the user's cache directory (or $VANE_TEST_CACHE), once, under a file
-// lock, so parallel test binaries share it. A test is skipped, saying why,
-// when Python is missing, except under CI ($CI set), where that fails.
-// $VANE_OPENAPI_VALIDATOR names an already installed validator instead.
+// The validator is the one scripts/setup installs into the repository's
+// Python environment (.tools/venv, pinned in scripts/requirements.txt);
+// $VANE_OPENAPI_VALIDATOR names another. Where it is missing the test is
+// skipped, saying how to install it, or fails when VANE_REQUIRE_TOOLS=1 (see
+// package testtool). Nothing here installs anything.
 package oasvalidate
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/vane-http/vane/internal/filelock"
-)
-
-// Requirement is the pinned validator.
-const Requirement = "openapi-spec-validator==0.9.0"
-
-var (
-	once    sync.Once
-	command string
-	errFind error
+	"github.com/vane-http/vane/internal/testtool"
 )
 
 // Validate runs the validator over the documents (JSON or YAML, by name:
-// the file name it reports) and fails t with the validator's own report for
-// each invalid one.
+// the file name it reports), each against the schema of the OpenAPI version
+// its "openapi" field states, which must be 3.0.x or 3.1.x, and fails t with
+// the validator's own report for each invalid one.
 func Validate(t testing.TB, docs map[string][]byte) {
 	t.Helper()
-	once.Do(func() { command, errFind = find() })
-	if errFind != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("OpenAPI validator unavailable: %v", errFind)
-		}
-		t.Skipf("OpenAPI validator unavailable (needs python3 with venv and PyPI access): %v", errFind)
+	command := os.Getenv("VANE_OPENAPI_VALIDATOR")
+	if command == "" {
+		command = testtool.Venv(t, "openapi-spec-validator")
 	}
 	dir := t.TempDir()
-	names := make([]string, 0, len(docs))
-	for name := range docs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var files []string
-	for _, name := range names {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, docs[name], 0o644); err != nil {
+	byVersion := map[string][]string{} // "3.0" or "3.1" → file names
+	for name, doc := range docs {
+		v, err := Version(doc)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, p)
+		byVersion[v] = append(byVersion[v], name)
 	}
-	args := append([]string{"--schema", "3.1", "--validation-errors", "all"}, files...)
-	out, err := exec.Command(command, args...).CombinedOutput()
-	report := strings.ReplaceAll(string(out), dir+string(filepath.Separator), "")
-	if err != nil {
-		t.Errorf("OpenAPI validator (%s) rejects the document:\n%s", Requirement, report)
-		return
-	}
-	for _, name := range names {
-		if !strings.Contains(report, name+": OK") {
-			t.Errorf("OpenAPI validator did not report %s as OK:\n%s", name, report)
+	for _, v := range []string{"3.0", "3.1"} {
+		names := byVersion[v]
+		if len(names) == 0 {
+			continue
+		}
+		sort.Strings(names)
+		args := []string{"--schema", v, "--validation-errors", "all"}
+		for _, n := range names {
+			args = append(args, filepath.Join(dir, n))
+		}
+		out, err := exec.Command(command, args...).CombinedOutput()
+		report := strings.ReplaceAll(string(out), dir+string(filepath.Separator), "")
+		if err != nil {
+			t.Errorf("OpenAPI validator (--schema %s) rejects a document:\n%s", v, report)
+			continue
+		}
+		for _, name := range names {
+			if !strings.Contains(report, name+": OK") {
+				t.Errorf("OpenAPI validator did not report %s as OK:\n%s", name, report)
+			}
 		}
 	}
 }
 
-// find returns the validator's command, installing it if needed.
-func find() (string, error) {
-	if c := os.Getenv("VANE_OPENAPI_VALIDATOR"); c != "" {
-		return c, nil
+var versionField = regexp.MustCompile(`(?m)^\s*"?openapi"?\s*:\s*["']?(3\.[01])\.\d+["']?\s*,?\s*$`)
+
+// Version returns the "3.0" or "3.1" of a JSON or YAML document's openapi
+// field (3.0.3, 3.1.0, …).
+func Version(doc []byte) (string, error) {
+	m := versionField.FindSubmatch(doc)
+	if m == nil {
+		return "", fmt.Errorf("no openapi field of version 3.0.x or 3.1.x")
 	}
-	base := os.Getenv("VANE_TEST_CACHE")
-	if base == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir() // no $HOME: still one place for every run
-		}
-		base = filepath.Join(cache, "vane-test")
-	}
-	venv := filepath.Join(base, strings.ReplaceAll(Requirement, "==", "-"))
-	bin := filepath.Join(venv, "bin", "openapi-spec-validator")
-	done := filepath.Join(venv, "installed") // written last: the venv is complete
-	if _, err := os.Stat(done); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", err
-	}
-	// One installer at a time; the others wait, then find it installed.
-	unlock, err := filelock.Lock(venv + ".lock")
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if _, err := os.Stat(done); err == nil {
-		return bin, nil
-	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		return "", errors.New("python3 not found")
-	}
-	os.RemoveAll(venv) // a half-made one
-	if out, err := exec.Command(python, "-m", "venv", venv).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("python3 -m venv: %v\n%s", err, out)
-	}
-	pip := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", Requirement)
-	var out bytes.Buffer
-	pip.Stdout, pip.Stderr = &out, &out
-	if err := pip.Run(); err != nil {
-		return "", fmt.Errorf("pip install %s: %v\n%s", Requirement, err, out.String())
-	}
-	if err := os.WriteFile(done, []byte(Requirement+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return string(m[1]), nil
 }
