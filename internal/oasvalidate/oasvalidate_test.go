@@ -31,7 +31,9 @@ type errors struct {
 	msgs []string
 }
 
-func (e *errors) Errorf(format string, args ...any) { e.msgs = append(e.msgs, fmt.Sprintf(format, args...)) }
+func (e *errors) Errorf(format string, args ...any) {
+	e.msgs = append(e.msgs, fmt.Sprintf(format, args...))
+}
 
 // TestValidate runs the real validator: each document is checked against
 // its own version's schema, so a 3.1 type union is fine in a 3.1 document
