@@ -21,13 +21,21 @@ type DocsConfig struct {
 	YAMLPath string
 	DocsPath string
 
+	// JSON30Path and YAML30Path are where the document's OpenAPI 3.0.3
+	// translation is served (see openapi.Translate30), for client
+	// generators and tools that read only 3.0. Empty means
+	// "/openapi-3.0.json" and "/openapi-3.0.yaml"; "-" turns one off.
+	JSON30Path string
+	YAML30Path string
+
 	// UIConfig holds extra Swagger UI settings for the page, such as
 	// {"docExpansion": "none"}; see openapi.DocsPage.
 	UIConfig map[string]any
 }
 
 // Docs serves the OpenAPI 3.1 document of every typed operation on r's
-// tree (see [Router.Operations]) as JSON and YAML, and an API reference page
+// tree (see [Router.Operations]) as JSON and YAML, its OpenAPI 3.0.3
+// translation for tools that read only 3.0, and an API reference page
 // that renders it with no network access (Swagger UI, embedded in the
 // binary). Call it once, with the other registrations; the document is
 // built on its first request, when every operation is known, and kept.
@@ -37,7 +45,7 @@ type DocsConfig struct {
 //	vane.Docs(r, vane.DocsConfig{Config: openapi.Config{
 //		Info: openapi.Info{Title: "Items", Version: "1.0.0"},
 //	}})
-//	// GET /docs, /openapi.json, /openapi.yaml
+//	// GET /docs, /openapi.json, /openapi.yaml, /openapi-3.0.json, /openapi-3.0.yaml
 //
 // The returned handler also gives the document to code, for example to write
 // it to a file from a command (see [openapi.Handler.Document]). A document
@@ -53,6 +61,12 @@ func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 	}
 	if yamlPath != "" {
 		r.Get(yamlPath, h.YAML)
+	}
+	if p := docsPath(cfg.JSON30Path, "/openapi-3.0.json"); p != "" {
+		r.Get(p, h.JSON30)
+	}
+	if p := docsPath(cfg.YAML30Path, "/openapi-3.0.yaml"); p != "" {
+		r.Get(p, h.YAML30)
 	}
 	if pagePath != "" {
 		spec := jsonPath

@@ -51,17 +51,33 @@ func TestDocsServesDocumentAndPage(t *testing.T) {
 	if err != nil || len(j) == 0 || len(y) == 0 {
 		t.Errorf("Document(): %d, %d bytes, %v", len(j), len(y), err)
 	}
+	j30, y30, err := docs.Document30()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/openapi-3.0.json": string(j30), "/openapi-3.0.yaml": string(y30)} {
+		w := docsGet(t, r, path)
+		if w.Code != 200 || w.Body.String() != want || !strings.Contains(want, "3.0.3") {
+			t.Errorf("%s: %d\n%s", path, w.Code, w.Body)
+		}
+		if w.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: no X-Content-Type-Options: nosniff", path)
+		}
+	}
 }
 
 func TestDocsPathsConfigurableAndOff(t *testing.T) {
 	r := vane.New()
 	api := r.Group("/api")
-	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: "-", DocsPath: "/reference"})
-	if w := docsGet(t, r, "/api/spec/openapi.json"); w.Code != 200 {
-		t.Errorf("/api/spec/openapi.json: %d", w.Code)
-	}
-	if w := docsGet(t, r, "/api/openapi.yaml"); w.Code != 404 {
-		t.Errorf("YAML turned off but served: %d", w.Code)
+	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: "-", DocsPath: "/reference",
+		JSON30Path: "/spec/v3.0.json", YAML30Path: "-"})
+	for path, want := range map[string]int{
+		"/api/spec/openapi.json": 200, "/api/openapi.yaml": 404,
+		"/api/spec/v3.0.json": 200, "/api/openapi-3.0.json": 404, "/api/openapi-3.0.yaml": 404,
+	} {
+		if w := docsGet(t, r, path); w.Code != want {
+			t.Errorf("%s: %d, want %d", path, w.Code, want)
+		}
 	}
 	page := docsGet(t, r, "/api/reference")
 	if !strings.Contains(page.Body.String(), `data-spec-url="spec/openapi.json"`) {
@@ -116,7 +132,8 @@ func TestReservedHeadersAreBoundButNotDocumented(t *testing.T) {
 	}
 	j, _ := doc.JSON()
 	y, _ := doc.YAML()
-	oasvalidate.Validate(t, map[string][]byte{"reserved.json": j, "reserved.yaml": y})
+	j30, _ := doc.JSON30()
+	oasvalidate.Validate(t, map[string][]byte{"reserved.json": j, "reserved.yaml": y, "reserved-3.0.json": j30})
 
 	req := httptest.NewRequest("POST", "/things", strings.NewReader(`{"name":"x"}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -249,10 +249,20 @@ func TestGoldenDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, g.name+".json", j)
-			checkGolden(t, g.name+".yaml", y)
-			toValidate[g.name+".json"] = j
-			toValidate[g.name+".yaml"] = y
+			j30, err := doc.JSON30()
+			if err != nil {
+				t.Fatal(err)
+			}
+			y30, err := doc.YAML30()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, b := range map[string][]byte{
+				".json": j, ".yaml": y, "-3.0.json": j30, "-3.0.yaml": y30,
+			} {
+				checkGolden(t, g.name+name, b)
+				toValidate[g.name+name] = b
+			}
 		})
 	}
 	if !t.Failed() {
