@@ -1,0 +1,180 @@
+// Package examplerun builds the example service (examples/petstore) as a
+// user would, with go build from its own module wherever it lives, and runs
+// it for a test on 127.0.0.1, bounded in time and stopped at the test's end.
+// Conformance tests (the generated client, schemathesis) drive it over real
+// HTTP.
+package examplerun
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane/internal/testtool"
+)
+
+// Token is the bearer token the service is started with (PETSTORE_TOKEN).
+const Token = "conformance-token"
+
+// Service is a running example service.
+type Service struct {
+	// URL is its base URL, http://127.0.0.1:PORT, without a trailing slash.
+	URL string
+	// Token is the bearer token its writing operations accept.
+	Token string
+
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan error
+}
+
+// Options tune Start.
+type Options struct {
+	// Race builds the service with the race detector, so that a data race
+	// the requests provoke kills it (and fails the test) rather than going
+	// unseen.
+	Race bool
+	// Env adds variables to the service's environment.
+	Env []string
+}
+
+// Start builds the example service and starts it on a free port of
+// 127.0.0.1, in a temporary working directory, and returns once it answers
+// GET /openapi.json. It is stopped (SIGTERM, then killed after 10 s) when
+// the test ends, and the test fails if it exited with an error or reported
+// a data race.
+func Start(t testing.TB, o Options) *Service {
+	t.Helper()
+	bin := build(t, o.Race)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+
+	s := &Service{
+		URL:   "http://127.0.0.1:" + strconv.Itoa(port),
+		Token: Token,
+		out:   &syncBuffer{},
+		done:  make(chan error, 1),
+	}
+	s.cmd = exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port))
+	s.cmd.Dir = t.TempDir()
+	s.cmd.Env = append(os.Environ(), "PETSTORE_TOKEN="+Token)
+	s.cmd.Env = append(s.cmd.Env, o.Env...)
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() { s.stop(t) })
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := http.Get(s.URL + "/openapi.json")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			t.Fatalf("the example service exited before answering: %v\n%s", err, s.out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the example service did not answer GET %s/openapi.json within 60 s:\n%s", s.URL, s.out.String())
+		}
+	}
+}
+
+// Output returns what the service printed so far.
+func (s *Service) Output() string { return s.out.String() }
+
+func (s *Service) stop(t testing.TB) {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	var err error
+	select {
+	case err = <-s.done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		err = <-s.done
+		t.Errorf("the example service did not stop within 10 s of SIGTERM")
+	}
+	out := s.out.String()
+	if err != nil {
+		t.Errorf("the example service exited with %v:\n%s", err, tail(out))
+	} else if bytes.Contains([]byte(out), []byte("WARNING: DATA RACE")) {
+		t.Errorf("the example service reported a data race:\n%s", out)
+	}
+}
+
+// build compiles the example into a temporary directory and returns the
+// binary's path. (Go's build cache makes a second build of the same code a
+// link.)
+func build(t testing.TB, race bool) string {
+	t.Helper()
+	dir, pkg := Package(testtool.Root(t))
+	bin := filepath.Join(t.TempDir(), "petstore")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s (in %s): %v\n%s", pkg, dir, err, out)
+	}
+	return bin
+}
+
+// Package returns where the example service is built from: the directory
+// to run go build in (the examples module when it has a go.mod of its own,
+// else the repository's root) and the package path.
+func Package(root string) (dir, pkg string) {
+	if _, err := os.Stat(filepath.Join(root, "examples", "go.mod")); err == nil {
+		return filepath.Join(root, "examples"), "./petstore"
+	}
+	return root, "./examples/petstore"
+}
+
+func tail(s string) string {
+	if len(s) > 8000 {
+		return "…" + s[len(s)-8000:]
+	}
+	return s
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
