@@ -230,7 +230,24 @@ type Response struct {
 	Description string                `json:"description,omitempty"`
 	Headers     map[string]*Header    `json:"headers,omitempty"`
 	Content     map[string]*MediaType `json:"content,omitempty"`
-	Extensions  Extensions            `json:"-"`
+	// Links say how values of this response feed other operations, such as
+	// the ID of a created resource for the operations on it. Tools that
+	// chain requests (schemathesis's stateful tests) follow them.
+	Links      map[string]*Link `json:"links,omitempty"`
+	Extensions Extensions       `json:"-"`
+}
+
+// Link is a design-time link from a response to an operation: which
+// operation (by OperationID), and the values its parameters take, as
+// runtime expressions such as "$response.body#/id" or
+// "$request.path.id".
+type Link struct {
+	OperationID  string         `json:"operationId,omitempty"`
+	OperationRef string         `json:"operationRef,omitempty"`
+	Parameters   map[string]any `json:"parameters,omitempty"`
+	RequestBody  any            `json:"requestBody,omitempty"`
+	Description  string         `json:"description,omitempty"`
+	Server       *Server        `json:"server,omitempty"`
 }
 
 // Header describes a response header.

@@ -182,12 +182,13 @@ func (t *translator) oas(n *jnode) {
 		}
 		for i, k := range n.keys {
 			switch k {
-			case "example", "examples", "default", "enum":
-				// Values, not objects to translate. (An Example Object's
-				// "value" sits under "examples".)
+			case "example", "examples", "default", "enum", "links":
+				// Values (an Example Object's "value" sits under
+				// "examples"), and Link Objects: the same in 3.0, and
+				// holding no schema (a Link's requestBody is a value).
 			case "schema":
 				n.vals[i] = t.schema(n.vals[i])
-			case "paths", "headers", "content", "encoding", "responses", "callbacks", "links":
+			case "paths", "headers", "content", "encoding", "responses", "callbacks":
 				// Maps whose keys are names, media types or statuses:
 				// a key "schema" there is not a schema.
 				t.oasMap(n.vals[i])

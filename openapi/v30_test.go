@@ -182,6 +182,25 @@ func TestTranslate30Info(t *testing.T) {
 	}
 }
 
+// Link Objects are the same in 3.0, and a Link's requestBody is a value,
+// never a schema to translate; an operation's requestBody is translated.
+func TestTranslate30Links(t *testing.T) {
+	doc := translate30(t, `,"paths":{"/a":{"post":{"requestBody":{"content":{"application/json":{"schema":{"type":["string","null"]}}}},
+		"responses":{"201":{"description":"Created","links":{"next":{"operationId":"b","parameters":{"id":"$response.body#/id"},
+		"requestBody":{"schema":{"type":["string","null"]},"examples":[1]}}}}}}}}`)
+	post := doc["paths"].(map[string]any)["/a"].(map[string]any)["post"].(map[string]any)
+	body := post["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+	if want := decode(t, `{"type":"string","nullable":true}`); !reflect.DeepEqual(body, want) {
+		t.Errorf("the operation's request body schema: %v", body)
+	}
+	links := post["responses"].(map[string]any)["201"].(map[string]any)["links"]
+	want := decode(t, `{"next":{"operationId":"b","parameters":{"id":"$response.body#/id"},
+		"requestBody":{"schema":{"type":["string","null"]},"examples":[1]}}}`)
+	if !reflect.DeepEqual(links, want) {
+		t.Errorf("links: %v", links)
+	}
+}
+
 func TestTranslate30ReferenceObjects(t *testing.T) {
 	doc := translate30(t, `,"paths":{"/a":{"get":{"parameters":[{"$ref":"#/components/parameters/P","description":"d","summary":"s"}],
 		"responses":{"404":{"$ref":"#/components/responses/E","description":"other"}}}}},
