@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,7 +75,7 @@ func docsConfig() vane.DocsConfig {
 		},
 		// Hooks edit the generated document before it is served: here, to
 		// say what no Go type can, that the photo's bytes are an image.
-		Edit: []func(*openapi.Document) error{photoIsAnImage},
+		Edit: []func(*openapi.Document) error{photoIsAnImage, linkOperations},
 	}}
 }
 
@@ -86,8 +87,38 @@ func photoIsAnImage(doc *openapi.Document) error {
 	item.Get.Responses["200"].Content = map[string]*openapi.MediaType{
 		"image/*": {Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "image/*"}},
 	}
+	// The upload's photo part must say it is one of the image types
+	// uploadPhoto accepts.
+	if item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Content["multipart/form-data"] == nil {
+		return errors.New("no POST /pets/{id}/photo multipart body to describe")
+	}
+	item.Post.RequestBody.Content["multipart/form-data"].Encoding = map[string]*openapi.Encoding{
+		"photo": {ContentType: strings.Join(photoTypes, ", ")},
+	}
 	return nil
 }
+
+// linkOperations says how the operations connect (OpenAPI links): the ID
+// of a created pet is the id of the operations on it, and a pet's uploaded
+// photo can then be read. Clients that chain requests follow them.
+func linkOperations(doc *openapi.Document) error {
+	created := doc.Paths["/pets"].Operation("POST").Responses["201"]
+	uploaded := doc.Paths["/pets/{id}/photo"].Operation("POST").Responses["200"]
+	if created == nil || uploaded == nil {
+		return errors.New("no POST /pets 201 or POST /pets/{id}/photo 200 response to link from")
+	}
+	created.Links = map[string]*openapi.Link{}
+	for _, id := range []string{"getPet", "updatePet", "deletePet", "uploadPetPhoto"} {
+		created.Links[id] = &openapi.Link{OperationID: id, Parameters: map[string]any{"id": "$response.body#/id"}}
+	}
+	uploaded.Links = map[string]*openapi.Link{
+		"getPetPhoto": {OperationID: "getPetPhoto", Parameters: map[string]any{"id": "$request.path.id"}},
+	}
+	return nil
+}
+
+// photoTypes are the media types a photo upload may have.
+var photoTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
 
 // Options shared by the registrations above. An option is any func(*vane.Op).
 
@@ -246,9 +277,7 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 			problem.FieldError{Location: "body.photo", Message: "required"})
 	}
 	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type"))
-	switch ctype {
-	case "image/jpeg", "image/png", "image/gif", "image/webp":
-	default:
+	if !slices.Contains(photoTypes, ctype) {
 		return nil, vane.UnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
 			problem.FieldError{Location: "body.photo", Message: "unsupported image type", Value: ctype})
 	}
