@@ -47,7 +47,8 @@ func (d *Document) YAML30() ([]byte, error) {
 //     both forms are present);
 //   - a string with contentEncoding base64 becomes format: byte, one with a
 //     contentMediaType and no encoding format: binary (the media type kept
-//     as an extension, below);
+//     as an extension, below); content without a type (a file part of a
+//     form) is such a string;
 //   - a $ref with sibling keywords becomes allOf [$ref] beside them; $defs
 //     move to components/schemas (named after the schema that held them)
 //     and the $refs to them follow; boolean schemas become {} and
@@ -336,6 +337,10 @@ func (t *translator) schema(s *jnode) *jnode {
 	// Binary content.
 	enc, hasEnc := s.get("contentEncoding").str()
 	_, hasMedia := s.get("contentMediaType").str()
+	if s.get("type") == nil && (hasEnc || hasMedia) && s.get("$ref") == nil {
+		// Bytes with no JSON type (a file part of a form): a string in 3.0.
+		s.set("type", scalar("string"))
+	}
 	if typ, _ := s.get("type").str(); typ == "string" && s.get("format") == nil {
 		switch {
 		case hasEnc && strings.EqualFold(enc, "base64"):

@@ -77,6 +77,8 @@ func TestTranslate30Schemas(t *testing.T) {
 			`{"type":"string","format":"byte"}`},
 		{"binary", `{"type":"string","contentMediaType":"image/*"}`,
 			`{"type":"string","format":"binary","x-jsonschema-contentMediaType":"image/*"}`},
+		{"file part without a type", `{"contentMediaType":"application/octet-stream","description":"a file"}`,
+			`{"type":"string","format":"binary","description":"a file","x-jsonschema-contentMediaType":"application/octet-stream"}`},
 		{"format kept", `{"type":"string","format":"uuid","contentMediaType":"text/plain"}`,
 			`{"type":"string","format":"uuid","x-jsonschema-contentMediaType":"text/plain"}`},
 		{"reference with siblings", `{"$ref":"#/components/schemas/P","description":"the parent","readOnly":true}`,
