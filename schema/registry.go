@@ -137,7 +137,7 @@ func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
 	case rawMessageType:
 		return &Schema{}, nil
 	case fileHeaderType:
-		return &Schema{Type: TypeString, ContentMediaType: "application/octet-stream"}, nil
+		return &Schema{Type: TypeString, Format: "binary", ContentMediaType: "application/octet-stream"}, nil
 	}
 	if implements(t, jsonMarshalerType) {
 		if implements(t, textMarshalerType) || implements(t, textUnmarshalType) {
