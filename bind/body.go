@@ -93,8 +93,13 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 				sch.Required = append(sch.Required, name)
 			}
 		}
+		// Go's multipart reader refuses a part whose header holds a control
+		// character (other than tab), so the multipart form says its names
+		// cannot hold one; a urlencoded form escapes them, and may.
+		multi := *sch
+		multi.Extensions = map[string]any{"propertyNames": map[string]any{"pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$"}}
 		bb.accept = "multipart/form-data"
-		rb.Content = []operation.Content{{MediaType: "multipart/form-data", Schema: sch}}
+		rb.Content = []operation.Content{{MediaType: "multipart/form-data", Schema: &multi}}
 		if !bb.multipart {
 			bb.accept = "application/x-www-form-urlencoded or multipart/form-data"
 			rb.Content = append([]operation.Content{{MediaType: "application/x-www-form-urlencoded", Schema: sch}}, rb.Content...)
