@@ -1,0 +1,143 @@
+package schemathesis
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane/internal/examplerun"
+	"github.com/vane-http/vane/internal/testtool"
+)
+
+var (
+	examples = flag.Int("examples", 100, "schemathesis --max-examples: test cases per operation and phase")
+	seed     = flag.Int("seed", 20261122, "schemathesis --seed (fixed, so that a failure can be replayed)")
+)
+
+// budget bounds the whole run; schemathesis ends well before it with the
+// default number of examples.
+const budget = 6 * time.Minute
+
+// TestSchemathesis runs every check of schemathesis against the example
+// service's OpenAPI 3.1 document and requires no failure and no error.
+func TestSchemathesis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the example service, then schemathesis for a few minutes")
+	}
+	st := testtool.Venv(t, "schemathesis")
+	svc := examplerun.Start(t, examplerun.Options{Race: true})
+	reports := t.TempDir()
+
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	config, err := filepath.Abs("schemathesis.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, st, "--config-file", config, "run", svc.URL+"/openapi.json",
+		"--checks", "all",
+		"--header", "Authorization: Bearer "+svc.Token,
+		"--max-examples", strconv.Itoa(*examples),
+		"--seed", strconv.Itoa(*seed),
+		"--workers", "1",
+		"--request-timeout", "10",
+		"--generation-database", "none",
+		"--report", "junit,ndjson",
+		"--report-dir", reports,
+		"--no-color",
+	)
+	cmd.Dir = t.TempDir() // reports and caches stay out of the repository
+	cmd.Env = append(os.Environ(), "SCHEMATHESIS_TELEMETRY=false")
+	cmd.WaitDelay = 10 * time.Second
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	elapsed := time.Since(start)
+	if ctx.Err() != nil {
+		t.Fatalf("schemathesis did not finish within %v:\n%s", budget, tail(out))
+	}
+
+	requests, checks, failed := count(t, reports)
+	t.Logf("schemathesis: %d requests, %d checks (%d failed) in %v; %s", requests, checks, failed, elapsed.Round(time.Second), summary(out))
+	if err != nil {
+		t.Fatalf("schemathesis reports failures (%v); replay one with the printed curl commands:\n%s", err, tail(out))
+	}
+	if requests == 0 || checks == 0 {
+		t.Fatalf("schemathesis made %d requests and %d checks: nothing was tested\n%s", requests, checks, tail(out))
+	}
+	if failed > 0 {
+		t.Fatalf("%d checks failed although schemathesis exited 0:\n%s", failed, tail(out))
+	}
+}
+
+// count reads schemathesis's ndjson event log: the requests it sent and the
+// checks it ran on their responses.
+func count(t *testing.T, dir string) (requests, checks, failed int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if len(files) != 1 {
+		t.Fatalf("want one ndjson report in %s, found %v", dir, files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var ev map[string]json.RawMessage
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		raw, ok := ev["ScenarioFinished"]
+		if !ok {
+			continue
+		}
+		var sf struct {
+			Recorder struct {
+				Interactions map[string]json.RawMessage `json:"interactions"`
+				Checks       map[string][]struct {
+					Status string `json:"status"`
+				} `json:"checks"`
+			} `json:"recorder"`
+		}
+		if err := json.Unmarshal(raw, &sf); err != nil {
+			t.Fatalf("ndjson report: %v", err)
+		}
+		requests += len(sf.Recorder.Interactions)
+		for _, list := range sf.Recorder.Checks {
+			for _, c := range list {
+				checks++
+				if c.Status != "success" {
+					failed++
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return requests, checks, failed
+}
+
+// summary returns schemathesis's closing line ("== 0 failures in 95.12s ==").
+func summary(out []byte) string {
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	return strings.Trim(string(lines[len(lines)-1]), "= ")
+}
+
+func tail(b []byte) string {
+	if len(b) > 20000 {
+		return "…" + string(b[len(b)-20000:])
+	}
+	return string(b)
+}
