@@ -175,7 +175,7 @@ func TestChangedSources(t *testing.T) {
 // by an untracked one, but never by the benchmarks' own outputs.
 func TestGitState(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		unavailable(t, "git is not installed (Debian package git)")
 	}
 	dir := t.TempDir()
 	git := func(args ...string) {
@@ -294,4 +294,14 @@ func TestRenderFromKeptFilesIsIdentical(t *testing.T) {
 	if _, _, err := render(inputs{raw: filepath.Join(dir, "bench-none.txt")}); err == nil {
 		t.Error("a raw file without metadata rendered")
 	}
+}
+
+// unavailable skips t for a missing tool, or fails it when
+// VANE_REQUIRE_TOOLS=1 (CI): the local form of internal/testtool.Unavailable.
+func unavailable(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("VANE_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s; VANE_REQUIRE_TOOLS=1, so a missing tool is a failure", why)
+	}
+	t.Skip(why)
 }
