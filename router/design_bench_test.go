@@ -138,12 +138,13 @@ func (c *valuesContext) get(name string) string {
 func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var buf [stackParams]span
 	p := req.URL.Path
-	rt := d.m.compiled().lookup(req.Method, p, buf[:])
+	f := d.m.compiled()
+	rt := f.lookup(req.Method, p, buf[:])
 	if rt == nil {
 		d.m.miss(w, req, p)
 		return
 	}
-	req.Pattern = rt.pattern
+	req.Pattern = f.pattern(rt)
 	if rt.nparams == 0 {
 		rt.handler.ServeHTTP(w, req)
 		return
@@ -152,5 +153,5 @@ func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	for i := range vals {
 		vals[i] = p[buf[i].start:buf[i].end]
 	}
-	rt.handler.ServeHTTP(w, req.WithContext(&valuesContext{req.Context(), d.names[rt.pattern], vals}))
+	rt.handler.ServeHTTP(w, req.WithContext(&valuesContext{req.Context(), d.names[req.Pattern], vals}))
 }

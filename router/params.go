@@ -102,8 +102,8 @@ var (
 )
 
 // buildArena returns the arena for patterns (well-formed, with names of at
-// most maxNameLen bytes), and each pattern as a string inside it.
-func buildArena(patterns []string) (string, []string) {
+// most maxNameLen bytes), and the offset of each in it.
+func buildArena(patterns []string) (string, []int) {
 	size := 0
 	for _, p := range patterns {
 		size += headerSize(strings.Count(p, "{")) + len(p)
@@ -144,12 +144,7 @@ func buildArena(patterns []string) (string, []string) {
 		offs[i] = len(buf)
 		buf = append(buf, p...)
 	}
-	text := unsafe.String(unsafe.SliceData(buf), len(buf))
-	out := make([]string, len(patterns))
-	for i, p := range patterns {
-		out[i] = text[offs[i] : offs[i]+len(p)]
-	}
-	return text, out
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), offs
 }
 
 func le16(b []byte, v int) []byte { return append(b, byte(v), byte(v>>8)) }
