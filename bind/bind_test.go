@@ -269,7 +269,7 @@ func TestBodyErrors(t *testing.T) {
 	}{
 		{"wrong content type", "text/plain", `{}`, 0, 415, `content type "text/plain" is not supported; send application/json`, ""},
 		{"too large", "application/json", `{"name":"` + strings.Repeat("x", 100) + `"}`, 50, 413, "larger than the limit of 50 bytes", ""},
-		{"malformed", "application/json", `{"name": "x",}`, 0, 400, "malformed JSON at byte offset 14", ""},
+		{"malformed", "application/json", `{"name": "x",}`, 0, 400, "malformed JSON at byte offset 12", ""},
 		{"truncated", "application/json", `{"name": "x"`, 0, 400, "malformed JSON", ""},
 		{"wrong type", "application/json", `{"name": 5}`, 0, 422, "validation failed", "body.name"},
 		{"empty but required", "application/json", ``, 0, 422, "validation failed", "body"},

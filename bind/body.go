@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime/multipart"
@@ -164,22 +165,44 @@ func unsupported(mt, accept string) *problem.Details {
 }
 
 // decodeProblem turns a decoding error into a 422 for a value of the wrong
-// type and a 400, naming the byte offset, for malformed JSON.
+// type, and a 400 naming the byte offset for malformed JSON, a duplicate
+// key naming the key and where it is.
 func decodeProblem(err error) *problem.Details {
-	if te, ok := codec.AsTypeError(err); ok {
-		loc := "body"
-		if te.Path != "" {
-			loc += "." + te.Path
-		}
-		return problem.New(http.StatusUnprocessableEntity, "validation failed",
-			problem.FieldError{Location: loc, Message: "expected " + te.Expected + ", got " + te.Got})
+	var dup *codec.DuplicateKeyError
+	if errors.As(err, &dup) {
+		return problem.New(http.StatusBadRequest,
+			fmt.Sprintf("malformed JSON at byte offset %d: duplicate key %q", dup.Offset, dup.Key),
+			problem.FieldError{Location: bodyLocation(dup.Path), Message: "duplicate key", Value: dup.Key})
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
+	if te, ok := codec.AsTypeError(err); ok {
+		fe := problem.FieldError{Location: bodyLocation(te.Path), Message: te.Message}
+		if te.Value != "" {
+			fe.Value = json.RawMessage(te.Value)
+		}
+		return problem.New(http.StatusUnprocessableEntity, "validation failed", fe)
+	}
+	var se *codec.SyntaxError
+	if errors.As(err, &se) {
+		detail := fmt.Sprintf("malformed JSON at byte offset %d: %s", se.Offset, se.Msg)
+		if se.Path != "" {
+			detail += " (in " + bodyLocation(se.Path) + ")"
+		}
+		return problem.New(http.StatusBadRequest, detail)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if off, ok := codec.Offset(err); ok {
 		return problem.New(http.StatusBadRequest, fmt.Sprintf("malformed JSON at byte offset %d: %s", off, msg))
 	}
 	return problem.New(http.StatusBadRequest, "malformed JSON: "+msg)
+}
+
+// bodyLocation is the location of a value at path in the body:
+// body.items[2].name, body[0] for an array body.
+func bodyLocation(path string) string {
+	if path == "" || path[0] == '[' {
+		return "body" + path
+	}
+	return "body." + path
 }
 
 func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *problem.Details {
