@@ -221,3 +221,36 @@ func TestQueryStylesEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+type strictIn struct {
+	Body struct {
+		Name string `json:"name,omitempty"`
+	}
+}
+
+// Keys match exactly: {"NAME":"a"} does not fill name (whether the
+// unknown key is then refused is the validator's decision); a duplicate
+// key is a 400 naming it and where it is.
+func TestStrictJSONEndToEnd(t *testing.T) {
+	r := vane.New()
+	vane.Post(r, "/s", func(ctx context.Context, in *strictIn) (*struct{ Body string }, error) {
+		return &struct{ Body string }{Body: in.Body.Name}, nil
+	})
+	post := func(body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/s", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	if w := post(`{"NAME":"a"}`); w.Code == 200 && strings.Contains(w.Body.String(), "a") {
+		t.Errorf("NAME filled name: %s", w.Body)
+	}
+	w := post(`{"name":"a","name":"b"}`)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), `"location":"body.name","message":"duplicate key"`) {
+		t.Errorf("duplicate: %d %s", w.Code, w.Body)
+	}
+	if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("problem without nosniff: %q", got)
+	}
+}
