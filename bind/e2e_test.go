@@ -214,11 +214,13 @@ func TestQueryStylesEndToEnd(t *testing.T) {
 	}
 	d := r.Operations()[0]
 	for name, want := range map[string]string{"tag": "form true", "ids": "form false", "filter": "deepObject true"} {
-		p := d.Param("query", name)
-		b, _ := json.Marshal(p.Explode)
-		if got := p.Style + " " + string(b); got != want {
-			t.Errorf("%s documented as %s, want %s", name, got, want)
-		}
+		t.Run("documented "+name, func(t *testing.T) {
+			p := d.Param("query", name)
+			b, _ := json.Marshal(p.Explode)
+			if got := p.Style + " " + string(b); got != want {
+				t.Errorf("documented as %s, want %s", got, want)
+			}
+		})
 	}
 }
 
