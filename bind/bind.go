@@ -38,9 +38,10 @@
 //     `style:"pipeDelimited"` separate values by a space or a "|" instead.
 //   - A query map (map[string]T) or struct is style deepObject, explode
 //     true: ?filter[color]=red&filter[size]=m. Its values are scalars; a
-//     struct's keys are its JSON property names, its `default` tags apply
-//     to keys not sent when the parameter is, and its required properties
-//     (by the JSON rules of package schema) must be sent when it is.
+//     struct's keys are its JSON property names; when the parameter is
+//     sent, its required properties (as documented, by the JSON rules of
+//     package schema) must be, and the `default` tags of the others apply
+//     to those not sent.
 //   - A header slice is style simple: values separated by commas, from
 //     every line of the header.
 //   - A scalar takes the first value of its key (as url.Values.Get).

@@ -271,8 +271,10 @@ func (d *deepObject) set(dst unsafe.Pointer, sub, val string, seen *uint64) erro
 	return d.fields[i].parse(v, unsafe.Add(dst, d.fields[i].offset))
 }
 
-// finish applies the defaults of the properties of a struct that were not
-// sent, and reports the required ones, once some were.
+// finish reports the required properties of a struct that were not sent,
+// and applies the defaults of the others, once some property was sent.
+// Which properties are required is what the document says
+// (schema.Field.Required), defaults or not.
 func (d *deepObject) finish(dst unsafe.Pointer, seen uint64, loc string, errs []problem.FieldError) []problem.FieldError {
 	if d.ptr {
 		if *(*unsafe.Pointer)(dst) == nil {
@@ -284,10 +286,10 @@ func (d *deepObject) finish(dst unsafe.Pointer, seen uint64, loc string, errs []
 		f := &d.fields[i]
 		switch {
 		case seen&(1<<i) != 0:
+		case f.required: // as documented, even with a default
+			errs = append(errs, problem.FieldError{Location: loc + "[" + f.name + "]", Message: "required property is missing"})
 		case f.hasDef:
 			f.parse(f.def, unsafe.Add(dst, f.offset)) //nolint:errcheck // checked at Compile
-		case f.required:
-			errs = append(errs, problem.FieldError{Location: loc + "[" + f.name + "]", Message: "required property is missing"})
 		}
 	}
 	return errs

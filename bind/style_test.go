@@ -24,7 +24,7 @@ type styles struct {
 }
 
 type paging struct {
-	Size   int    `json:"size" default:"20"`
+	Size   int    `json:"size,omitempty" default:"20"`
 	Cursor string `json:"cursor,omitempty"`
 	Order  string `json:"order"`
 }
@@ -168,7 +168,8 @@ func TestPresenceOfListsAndObjects(t *testing.T) {
 		{"ids=", []string{"ids"}, []string{"tag"}},
 		{"ids=1,x", nil, []string{"ids"}},
 		{"filter[a]=1&page[order]=x", []string{"filter", "page"}, nil},
-		{"page[size]=1", nil, []string{"page"}}, // order is required
+		{"page[size]=1", nil, []string{"page"}},  // order is required
+		{"page[order]=1", []string{"page"}, nil}, // size has a default
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
