@@ -94,8 +94,9 @@ func (p *Details) StatusCode() int {
 
 // Write sends p as application/problem+json with its status and
 // X-Content-Type-Options: nosniff (so that no browser takes the body for
-// another type), with Type and Title filled in when empty (in a copy: p is not changed, so a shared
-// problem value is safe to write from many requests).
+// another type), with Type and Title filled in when empty (in a copy: p
+// is not changed, so a shared problem value is safe to write from many
+// requests).
 func Write(w http.ResponseWriter, p *Details) {
 	q := *p
 	p = &q
