@@ -25,14 +25,19 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzRequiredScan -fuzztime 30s ./validate
 
 # Benchmarks (the separate bench/ module, bench/README.md):
-#   bench        workloads 1-5 with -count 6 (COUNT=n to change), then BENCHMARKS.md; long, run on a quiet machine
-#   bench-e2e    workload 6, end to end under wrk on loopback, then BENCHMARKS.md
-#   bench-quick  CI: the correctness check and one short run of everything; report under bench/results/quick/
+#   bench        the in-process workloads, pinned to one CPU: 10 rounds (COUNT=n) of
+#                -benchtime 300ms (BENCHTIME=d), then BENCHMARKS.md; about 25 minutes on 2 cores
+#   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the server on CPU 0
+#                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 13 minutes
+#   bench-quick  CI: the correctness check and one short round of everything; report under bench/results/quick/
 bench:
-	cd bench && go run ./cmd/report -count $(or $(COUNT),6)
+	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),10) BENCHTIME=$(or $(BENCHTIME),300ms)" \
+		go run ./cmd/report -count $(or $(COUNT),10) -benchtime $(or $(BENCHTIME),300ms)
 
 bench-e2e:
-	cd bench && go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),3)
+	bench/setup
+	cd bench && VANE_BENCH_VIA="make bench-e2e ROUNDS=$(or $(ROUNDS),6)" \
+		go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),6)
 
 bench-quick:
 	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick

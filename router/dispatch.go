@@ -184,7 +184,9 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, escaped bool) {
 	req.Pattern = rt.pattern
 	if m.stdValues {
-		for i, name := range *rt.names {
+		h, _ := headerOf(rt.pattern)
+		for i := range int(rt.nparams) {
+			name := h.name(i, rt.pattern)
 			v := p[vals[i].start:vals[i].end]
 			if escaped && strings.IndexByte(v, '%') >= 0 {
 				if u, err := url.PathUnescape(v); err == nil {

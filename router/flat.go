@@ -52,7 +52,6 @@ type flatTrees struct {
 func compile(m *mux) *flatTrees {
 	f := &flatTrees{routes: make([]route, len(m.all))}
 	index := make(map[*registration]uint32, len(m.all))
-	names := map[string]*[]string{} // identical name lists share memory
 	for i, reg := range m.all {
 		f.routes[i] = reg.route
 		if reg.inner != nil {
@@ -60,14 +59,6 @@ func compile(m *mux) *flatTrees {
 				f.inner = map[*route]http.Handler{}
 			}
 			f.inner[&f.routes[i]] = reg.inner
-		}
-		if reg.names != nil {
-			key := strings.Join(*reg.names, "/")
-			if shared, ok := names[key]; ok {
-				f.routes[i].names = shared
-			} else {
-				names[key] = reg.names
-			}
 		}
 		index[reg] = uint32(i + 1)
 	}

@@ -447,7 +447,6 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	reg := &registration{inner: inner, route: route{
 		handler:  chain(r.mws, h),
 		pattern:  pattern,
-		names:    namesPtr(names),
 		nparams:  uint16(len(names)),
 		method:   uint8(id),
 		catchAll: parts[len(parts)-1].kind == catchAllNode,
@@ -503,12 +502,4 @@ func (m *mux) tree(method string, create bool) *node {
 		m.custom[method] = t
 	}
 	return t
-}
-
-func namesPtr(names []string) *[]string {
-	if len(names) == 0 {
-		return nil
-	}
-	names = slices.Clip(names)
-	return &names
 }

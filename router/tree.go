@@ -54,8 +54,7 @@ type node struct {
 type route struct {
 	handler  http.Handler // middleware chain composed at registration
 	pattern  string       // the full pattern, group prefix included
-	names    *[]string    // parameter names in pattern order, shared by routes with the same; nil if none
-	nparams  uint16       // len(*names)
+	nparams  uint16       // number of parameters
 	method   uint8        // route method number (router.go)
 	catchAll bool         // the last parameter is a catch-all
 
