@@ -133,7 +133,7 @@ type ListPets struct {
 	Offset  int      `query:"offset" default:"0" minimum:"0" doc:"How many matching pets to skip."`
 	Species string   `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string   `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
-	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter, or separate with commas)."`
+	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
 	Q       string   `query:"q" maxLength:"80" doc:"Only pets whose name contains this, ignoring case."`
 }
 

@@ -137,7 +137,7 @@ func TestListPets(t *testing.T) {
 		"status=pending":               "Captain,Shadow",
 		"tag=friendly":                 "Rex,Luna,Biscuit",
 		"tag=friendly&tag=indoor":      "Luna",
-		"tag=friendly,trained":         "Rex",
+		"tag=friendly&tag=trained":     "Rex",
 		"q=BI":                         "Biscuit",
 		"species=dog&status=pending":   "Shadow",
 		"species=dog&limit=1&offset=1": "Shadow",
