@@ -62,10 +62,10 @@ func Serve(ctx context.Context, addr string, handler http.Handler) error {
 // ctx is cancelled or a signal arrives:
 //
 //  1. the server starts draining: [Server.Draining] reports true and the
-//     handler of [Server.ReadinessHandler] answers 503 at once; responses
-//     carry Connection: close and idle keep-alive connections are closed,
-//     so that clients reconnect, to other replicas once the balancer has
-//     taken this one out;
+//     handler of [Server.ReadinessHandler] answers 503 at once; every
+//     response carries Connection: close (a GOAWAY on HTTP/2), so that
+//     clients with keep-alive connections reconnect, to other replicas once
+//     the balancer has taken this one out;
 //  2. for DrainDelay it goes on serving every request, new connections
 //     included, while the balancer notices;
 //  3. then the listener closes, and the requests in flight finish, for at
@@ -214,6 +214,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if limit := limitOf(s.MaxBodyBytes, DefaultMaxBodyBytes); limit > 0 {
 		h = limitBody(limit, h)
 	}
+	h = s.closeWhileDraining(h)
 
 	srv := &http.Server{
 		Handler:           h,
@@ -246,11 +247,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		logger.Info("vane: signal received", slog.String("signal", sig.String()))
 	}
 
-	// Readiness fails from now on; responses close their connections, and
-	// idle ones are closed, so that clients reconnect elsewhere.
+	// Readiness fails from now on, and responses close their connections
+	// (closeWhileDraining), so that clients reconnect elsewhere.
 	s.draining.Store(true)
 	defer s.draining.Store(false)
-	srv.SetKeepAlivesEnabled(false)
 	if s.DrainDelay > 0 {
 		logger.Info("vane: draining: readiness fails; the listener closes after the drain delay",
 			slog.Duration("drain_delay", s.DrainDelay))
@@ -283,6 +283,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	logger.Info("vane: stopped")
 	return nil
+}
+
+// closeWhileDraining makes every response sent while s drains close its
+// connection (Connection: close; a GOAWAY on HTTP/2), so that a client
+// with a keep-alive connection reconnects, through the load balancer, to
+// another replica. Idle connections are left open until the listener
+// closes: closing one while its client sends a request on it would lose
+// that request.
+func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // limitBody refuses a declared body over limit with 413 and caps the bytes

@@ -324,9 +324,9 @@ func TestServeDrainsBeforeClosingTheListener(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		res, err := probe.Get(url + "/readyz")
 		if err != nil {
-			// Refused, or reset while waiting in the closed listener's
-			// accept queue.
-			if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+			// Refused; or reset, or closed unanswered, while waiting in
+			// the closing listener's accept queue.
+			if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) {
 				closedAt = time.Now()
 				break
 			}
