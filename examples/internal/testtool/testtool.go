@@ -86,12 +86,12 @@ func PostgresSchema(t testing.TB) string {
 			t.Errorf("dropping the test schema: %v", err)
 		}
 	})
-	return withSearchPath(t, base, name)
+	return withSearchPath(base, name)
 }
 
 // withSearchPath sets the search_path run-time parameter in a connection
 // URL or keyword/value string.
-func withSearchPath(t testing.TB, conn, schema string) string {
+func withSearchPath(conn, schema string) string {
 	if u, err := url.Parse(conn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
 		q.Set("search_path", schema)
