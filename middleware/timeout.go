@@ -239,9 +239,10 @@ func (tw *timeoutWriter) commit() error {
 }
 
 // finish sends the response of a handler that has returned, and reports
-// whether it did: not when one of the handler's writes came too late, in
-// which case the caller answers as at a timeout. It runs on the serving
-// goroutine.
+// whether it did. It did not when the handler was late: one of its writes
+// came after its time, or it returned after its time with its response
+// still held back; the caller then answers as at a timeout. It runs on the
+// serving goroutine.
 func (tw *timeoutWriter) finish() bool {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
@@ -249,6 +250,9 @@ func (tw *timeoutWriter) finish() bool {
 		return false
 	}
 	if !tw.committed {
+		if tw.ctx.Err() != nil {
+			return false
+		}
 		tw.commit() //nolint:errcheck // the client went away; nothing to do
 	}
 	tw.err = errFinished

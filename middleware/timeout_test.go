@@ -107,13 +107,14 @@ func TestTimeoutAnswers503AndCancelsTheHandler(t *testing.T) {
 // this shows that the late handler and the response never touch the same
 // memory unsynchronized.
 func TestTimeoutLateWritesDoNotRace(t *testing.T) {
-	for _, chunk := range []int{10, middleware.TimeoutBuffer / 3} { // held back; sent on
-		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
+	for _, first := range []int{10, middleware.TimeoutBuffer + 1} { // held back; sent on
+		t.Run(fmt.Sprint(first), func(t *testing.T) {
 			const clients = 8
 			finished := make(chan struct{}, clients)
-			h := middleware.Timeout(20 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := middleware.Timeout(100 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				defer func() { finished <- struct{}{} }()
-				buf := bytes.Repeat([]byte("x"), chunk)
+				w.Write(bytes.Repeat([]byte("x"), first))
+				buf := []byte("0123456789")
 				for {
 					w.Header().Set("X-N", "1")
 					if _, err := w.Write(buf); err != nil {
@@ -137,9 +138,9 @@ func TestTimeoutLateWritesDoNotRace(t *testing.T) {
 					_, err = io.ReadAll(res.Body)
 					res.Body.Close()
 					switch {
-					case chunk == 10 && (res.StatusCode != 503 || err != nil):
+					case first == 10 && (res.StatusCode != 503 || err != nil):
 						t.Errorf("held-back response: %d, %v", res.StatusCode, err)
-					case chunk > 10 && (res.StatusCode != 200 || err == nil):
+					case first > 10 && (res.StatusCode != 200 || err == nil):
 						t.Errorf("started response: %d, read error %v; want 200 cut short", res.StatusCode, err)
 					}
 				}()
@@ -292,4 +293,32 @@ func ExampleTimeout() {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/report", nil))
 	fmt.Println(w.Code, w.Header().Get("Content-Type"))
 	// Output: 503 application/problem+json
+}
+
+// A handler that panics after its timeout has answered cannot reach the
+// client or Recoverer any more; the panic is logged, not lost.
+func TestTimeoutLatePanicIsLogged(t *testing.T) {
+	var logs syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	answered := make(chan struct{})
+	h := middleware.Timeout(10 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-answered
+		panic("too late to tell anyone")
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	close(answered)
+	if w.Code != 503 {
+		t.Errorf("status %d", w.Code)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "too late to tell anyone"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the late panic was not logged: %q", logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), "timeout_test.go") {
+		t.Errorf("the record lacks the handler's stack: %s", logs.String())
+	}
 }
