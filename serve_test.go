@@ -247,7 +247,7 @@ func (b *lockedBuffer) String() string {
 // is still served; the listener closes only after the drain delay; and
 // every request the server received is answered in full.
 func TestServeDrainsBeforeClosingTheListener(t *testing.T) {
-	const drain = 400 * time.Millisecond
+	const drain = time.Second
 	srv := &vane.Server{DrainDelay: drain, ShutdownTimeout: 10 * time.Second}
 	var (
 		mu       sync.Mutex

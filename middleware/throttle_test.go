@@ -86,7 +86,7 @@ func TestThrottleBacklogWaitsForASlot(t *testing.T) {
 	first := serveAsync(h)
 	g.enter(t)
 	second := serveAsync(h) // waits in the backlog
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	if w := recv(t, serveAsync(h)); w.Code != 503 { // the backlog is full
 		t.Errorf("third request: %d", w.Code)
 	}
@@ -130,12 +130,12 @@ func TestThrottleWaiterLeavesWithItsClient(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx))
 		close(done)
 	}()
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	cancel()
 	<-done
 	// Its place in the backlog is free again.
 	second := serveAsync(h)
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	close(g.release)
 	for _, c := range []<-chan *httptest.ResponseRecorder{first, second} {
 		if w := recv(t, c); w.Code != 200 {
