@@ -1,9 +1,11 @@
 # vane's everyday commands. `make test` is what CI runs (.ci/run).
 .PHONY: run test fuzz bench bench-e2e bench-quick
 
-# The example service, with its docs page.
+# The example service (its own module, examples/), on SQLite in
+# examples/petstore-data; flags go in ARGS: make run ARGS='-addr :9000'.
+# DATABASE_URL, PETSTORE_TOKEN and the other PETSTORE_ variables pass through.
 run:
-	go run ./examples/petstore
+	cd examples && go run ./petstore $(ARGS)
 
 # Everything CI checks: formatting, vet, the race-enabled tests of the root
 # module and of the bench module (whose correctness check runs in quick mode).
