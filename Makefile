@@ -5,10 +5,11 @@
 # its own (bench, conformance, examples).
 MODULES := . $(patsubst %/go.mod,%,$(sort $(wildcard */go.mod)))
 
-# The example service, with its docs page (from its own module when it has
-# one).
+# The example service (its own module, examples/), on SQLite in
+# examples/petstore-data; flags go in ARGS: make run ARGS='-addr :9000'.
+# DATABASE_URL, PETSTORE_TOKEN and the other PETSTORE_ variables pass through.
 run:
-	@if [ -f examples/go.mod ]; then cd examples && go run ./petstore; else go run ./examples/petstore; fi
+	cd examples && go run ./petstore $(ARGS)
 
 # Everything CI checks: the tools the tests use (scripts/setup: Chromium,
 # the Python validators, PostgreSQL, wrk), formatting, then vet and the
@@ -29,14 +30,19 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzRequiredScan -fuzztime 30s ./validate
 
 # Benchmarks (the separate bench/ module, bench/README.md):
-#   bench        workloads 1-5 with -count 6 (COUNT=n to change), then BENCHMARKS.md; long, run on a quiet machine
-#   bench-e2e    workload 6, end to end under wrk on loopback, then BENCHMARKS.md
-#   bench-quick  CI: the correctness check and one short run of everything; report under bench/results/quick/
+#   bench        the in-process workloads, pinned to one CPU: 10 rounds (COUNT=n) of
+#                -benchtime 300ms (BENCHTIME=d), then BENCHMARKS.md; about 25 minutes on 2 cores
+#   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the server on CPU 0
+#                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 13 minutes
+#   bench-quick  CI: the correctness check and one short round of everything; report under bench/results/quick/
 bench:
-	cd bench && go run ./cmd/report -count $(or $(COUNT),6)
+	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),10) BENCHTIME=$(or $(BENCHTIME),300ms)" \
+		go run ./cmd/report -count $(or $(COUNT),10) -benchtime $(or $(BENCHTIME),300ms)
 
 bench-e2e:
-	cd bench && go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),3)
+	bench/setup
+	cd bench && VANE_BENCH_VIA="make bench-e2e ROUNDS=$(or $(ROUNDS),6)" \
+		go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),6)
 
 bench-quick:
 	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick

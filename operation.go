@@ -54,7 +54,9 @@ type Op struct {
 	Middleware []func(http.Handler) http.Handler
 
 	// BodyLimit limits the request body in bytes: 0 means the router's
-	// limit (see BodyLimit, default 1 MiB), negative means none.
+	// limit (see BodyLimit, default 1 MiB), negative means none, which
+	// lets a client decide how much memory its request takes (see
+	// BodyLimit).
 	BodyLimit int64
 
 	// Codec encodes and decodes JSON; nil means the router's (see
@@ -149,7 +151,14 @@ func newOp(method, pattern string, opts []func(*Op)) Op {
 }
 
 // BodyLimit sets the router's request body limit for typed operations, in
-// bytes (default 1 MiB; negative: none). An Op's BodyLimit overrides it.
+// bytes (default 1 MiB, whether or not the router is served by Serve). An
+// Op's BodyLimit overrides it. A larger body is answered 413, and memory
+// follows the bytes received, never a declared Content-Length.
+//
+// A negative limit means none: a JSON or urlencoded body is then read
+// whole before it is decoded, so a client can make one request take all
+// the process's memory. Use it only behind a proxy that limits bodies, or
+// for operations whose io.Reader Body the handler reads as a stream.
 func BodyLimit(n int64) Option {
 	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
@@ -303,6 +312,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		path = append(path, router.Param(req, name))
 	}
 	var st bind.State
+	defer st.Cleanup() // a multipart body's temporary files, once the handler is done
 	if prob := h.binder.Bind(req, path, in, &st); prob != nil {
 		if prob.Status == http.StatusUnprocessableEntity {
 			// Report the tag rules' failures too, except where a value

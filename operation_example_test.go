@@ -74,6 +74,7 @@ func ExamplePost() {
 
 	w = httptest.NewRecorder()
 	req = httptest.NewRequest("POST", "/v1/items", strings.NewReader(`{"name":"","price":-1}`))
+	req.Header.Set("Content-Type", "application/json")
 	r.ServeHTTP(w, req)
 	fmt.Println(w.Code, w.Body.String())
 
@@ -104,7 +105,7 @@ func ExampleGet() {
 		}
 		return p, nil
 	})
-	for _, target := range []string{"/items", "/items?tag=a&tag=b,c&limit=5&since=2024-05-01T00:00:00Z", "/items?limit=500"} {
+	for _, target := range []string{"/items", "/items?tag=a&tag=b&tag=c&limit=5&since=2024-05-01T00:00:00Z", "/items?limit=500"} {
 		w := httptest.NewRecorder()
 		r.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
 		fmt.Println(w.Code, w.Body.String())

@@ -105,7 +105,7 @@ func TestValidationProblem(t *testing.T) {
 		t.Error("handler called with invalid input")
 		return nil, nil
 	})
-	w := serve(r, "PUT", "/things/0?tag=ok&tag=toolong", `{"items":[{"name":"ab"},{"name":"ab"},{"name":"x"}]}`)
+	w := serve(r, "PUT", "/things/0?tag=ok&tag=toolong", `{"items":[{"name":"ab"},{"name":"ab"},{"name":"x"}]}`, "Content-Type", "application/json")
 	if w.Code != 422 {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}

@@ -1,7 +1,9 @@
 package vane
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,10 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/vane-http/vane/middleware"
+	"github.com/vane-http/vane/problem"
 )
 
 // Defaults of [Server], chosen so that a slow or hostile client cannot hold
@@ -32,6 +36,7 @@ const (
 // [Server] until ctx is cancelled or the process receives SIGINT or SIGTERM,
 // then shuts down gracefully: it stops accepting connections and waits for
 // the requests in flight to finish, for at most DefaultShutdownTimeout.
+// A service behind a load balancer sets [Server.DrainDelay] too.
 //
 // It returns nil after a graceful shutdown and the listener's error
 // otherwise (an address already in use, for one).
@@ -52,6 +57,21 @@ func Serve(ctx context.Context, addr string, handler http.Handler) error {
 //     fails (http.MaxBytesError), which typed operations report as 413;
 //   - [middleware.Recoverer]: a panic becomes a 500 problem+json response
 //     and an Error log record with the stack.
+//
+// Shutdown follows the order a load balancer, and Kubernetes, expect. When
+// ctx is cancelled or a signal arrives:
+//
+//  1. the server starts draining: [Server.Draining] reports true and the
+//     handler of [Server.ReadinessHandler] answers 503 at once; every
+//     response carries Connection: close (a GOAWAY on HTTP/2), so that
+//     clients with keep-alive connections reconnect, to other replicas once
+//     the balancer has taken this one out;
+//  2. for DrainDelay it goes on serving every request, new connections
+//     included, while the balancer notices;
+//  3. then the listener closes, and the requests in flight finish, for at
+//     most ShutdownTimeout, after which their connections are closed.
+//
+// A second signal during the drain delay ends it early.
 type Server struct {
 	Addr    string
 	Handler http.Handler
@@ -60,7 +80,7 @@ type Server struct {
 	ReadTimeout       time.Duration // reading the whole request, body included
 	WriteTimeout      time.Duration // from the end of the headers to the end of the response
 	IdleTimeout       time.Duration // a keep-alive connection waiting for its next request
-	ShutdownTimeout   time.Duration // waiting for requests in flight at shutdown
+	ShutdownTimeout   time.Duration // waiting for requests in flight once the listener is closed
 	MaxHeaderBytes    int           // request line and headers
 	MaxBodyBytes      int64         // each request body
 
@@ -75,6 +95,85 @@ type Server struct {
 	// OnListen, if set, is called with the listener's address once the
 	// server accepts connections (useful with Addr ":0").
 	OnListen func(net.Addr)
+
+	// DrainDelay is how long the server goes on serving, with readiness
+	// failing, between the start of shutdown and the closing of its
+	// listener: the time its load balancer needs to stop sending it new
+	// requests. In Kubernetes, removing a terminating pod from a Service's
+	// endpoints takes a few seconds to reach every node and ingress; 5 to
+	// 15 seconds is usual, and terminationGracePeriodSeconds must exceed
+	// DrainDelay + ShutdownTimeout. Zero (the default) or negative: the
+	// listener closes at once.
+	DrainDelay time.Duration
+
+	draining atomic.Bool
+}
+
+// Draining reports whether s has begun to shut down: true from the moment
+// its context is cancelled or a signal arrives, through the drain delay,
+// until Serve returns; false before and while it serves normally. It is
+// safe to call from any goroutine, handlers included.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// ReadinessCheck is one dependency a readiness probe checks, such as a
+// database: Check returns nil when the service can use it.
+type ReadinessCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// ReadinessHandler returns the handler of a readiness probe (GET /readyz),
+// which tells a load balancer whether to send this server requests:
+//
+//   - while s is draining ([Server.Draining]), 503 Service Unavailable
+//     with an application/problem+json body, at once and without running
+//     the checks;
+//   - when a check returns an error, 503 with a problem body whose detail
+//     names the check; the error itself, which may name hosts or users,
+//     goes to s's Logger at level Warn, not to the client;
+//   - otherwise 200 with {"status":"ready","checks":{"database":"ok"}}
+//     (checks listed by name).
+//
+// The checks run one after the other with the request's context, so a
+// probe that gives up (its timeout) cancels them; a check should be quick,
+// such as a database ping. Every answer carries Cache-Control: no-store.
+//
+// A liveness probe (GET /healthz) should not use it: a process that is
+// draining, or whose database is down, is alive and must not be restarted.
+func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if s.Draining() {
+			problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down"))
+			return
+		}
+		var ok bytes.Buffer
+		ok.WriteString(`{"status":"ready","checks":{`)
+		for i, c := range checks {
+			if err := c.Check(r.Context()); err != nil {
+				s.logger().WarnContext(r.Context(), "vane: readiness check failed",
+					slog.String("check", c.Name), slog.Any("error", err))
+				problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: "+c.Name+" check failed"))
+				return
+			}
+			if i > 0 {
+				ok.WriteByte(',')
+			}
+			name, _ := json.Marshal(c.Name)
+			ok.Write(name)
+			ok.WriteString(`:"ok"`)
+		}
+		ok.WriteString("}}\n")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(ok.Bytes()) //nolint:errcheck // the client went away; nothing to do
+	})
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 // ListenAndServe listens on s.Addr and serves until ctx is cancelled or a
@@ -95,18 +194,16 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // Serve serves on ln, which it closes, until ctx is cancelled or a signal
 // arrives; see [Serve].
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	logger := s.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := s.logger()
+	s.draining.Store(false)
 	sigs := s.Signals
 	if sigs == nil {
 		sigs = []os.Signal{os.Interrupt, syscall.SIGTERM}
 	}
+	sigc := make(chan os.Signal, 1)
 	if len(sigs) > 0 {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, sigs...)
-		defer stop()
+		signal.Notify(sigc, sigs...)
+		defer signal.Stop(sigc)
 	}
 
 	h := s.Handler
@@ -117,6 +214,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if limit := limitOf(s.MaxBodyBytes, DefaultMaxBodyBytes); limit > 0 {
 		h = limitBody(limit, h)
 	}
+	h = s.closeWhileDraining(h)
 
 	srv := &http.Server{
 		Handler:           h,
@@ -145,6 +243,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc: // the listener failed
 		return err
 	case <-ctx.Done():
+	case sig := <-sigc:
+		logger.Info("vane: signal received", slog.String("signal", sig.String()))
+	}
+
+	// Readiness fails from now on, and responses close their connections
+	// (closeWhileDraining), so that clients reconnect elsewhere.
+	s.draining.Store(true)
+	defer s.draining.Store(false)
+	if s.DrainDelay > 0 {
+		logger.Info("vane: draining: readiness fails; the listener closes after the drain delay",
+			slog.Duration("drain_delay", s.DrainDelay))
+		t := time.NewTimer(s.DrainDelay)
+		select {
+		case <-t.C:
+		case <-sigc:
+			logger.Info("vane: second signal: ending the drain delay")
+		case err := <-errc:
+			t.Stop()
+			return err
+		}
+		t.Stop()
 	}
 	logger.Info("vane: shutting down, finishing requests in flight")
 	wait := limitOf(s.ShutdownTimeout, DefaultShutdownTimeout)
@@ -164,6 +283,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	logger.Info("vane: stopped")
 	return nil
+}
+
+// closeWhileDraining makes every response sent while s drains close its
+// connection (Connection: close; a GOAWAY on HTTP/2), so that a client
+// with a keep-alive connection reconnects, through the load balancer, to
+// another replica. Idle connections are left open until the listener
+// closes: closing one while its client sends a request on it would lose
+// that request.
+func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // limitBody refuses a declared body over limit with 413 and caps the bytes

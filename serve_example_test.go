@@ -2,8 +2,11 @@ package vane_test
 
 import (
 	"context"
+	"database/sql"
+	"io"
 	"log"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/vane-http/vane"
@@ -28,6 +31,26 @@ func ExampleServer() {
 		WriteTimeout: 5 * time.Minute, // long downloads
 		MaxBodyBytes: 100 << 20,       // uploads of up to 100 MiB
 	}
+	if err := srv.ListenAndServe(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Behind a load balancer (a Kubernetes Service), a server fails readiness
+// as soon as it is told to stop, goes on serving for DrainDelay while the
+// balancer takes it out, then closes its listener and finishes the
+// requests in flight.
+func ExampleServer_ReadinessHandler() {
+	db, _ := sql.Open("pgx", os.Getenv("DATABASE_URL"))
+	srv := &vane.Server{
+		Addr:            ":8080",
+		DrainDelay:      10 * time.Second,
+		ShutdownTimeout: 20 * time.Second, // terminationGracePeriodSeconds: 40
+	}
+	r := vane.New()
+	r.Get("/healthz", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "ok\n") })
+	r.Handle("GET", "/readyz", srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: db.PingContext}))
+	srv.Handler = r
 	if err := srv.ListenAndServe(context.Background()); err != nil {
 		log.Fatal(err)
 	}

@@ -10,9 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -237,4 +240,225 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestServeDrainsBeforeClosingTheListener shows the shutdown order under
+// load: at cancellation, readiness turns 503 at once while every request
+// is still served; the listener closes only after the drain delay; and
+// every request the server received is answered in full.
+func TestServeDrainsBeforeClosingTheListener(t *testing.T) {
+	const drain = time.Second
+	srv := &vane.Server{DrainDelay: drain, ShutdownTimeout: 10 * time.Second}
+	var (
+		mu       sync.Mutex
+		started  = map[string]bool{}
+		finished = map[string]bool{}
+	)
+	mux := http.NewServeMux()
+	mux.Handle("GET /readyz", srv.ReadinessHandler())
+	mux.HandleFunc("POST /work", func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Id")
+		mu.Lock()
+		started[id] = true
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond) // in flight when the listener closes
+		io.WriteString(w, "done "+id)
+		mu.Lock()
+		finished[id] = true
+		mu.Unlock()
+	})
+	srv.Handler = mux
+	ctx, cancel := context.WithCancel(context.Background())
+	url, wait := startTestServer(t, ctx, srv)
+
+	type outcome struct {
+		id   string
+		sent time.Time
+		err  error
+	}
+	var (
+		outcomes []outcome
+		omu      sync.Mutex
+		stop     atomic.Bool
+		workers  sync.WaitGroup
+		seq      atomic.Int64
+	)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections()
+	for range 8 {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for n := 0; !stop.Load() && n < 2000; n++ { // bounded
+				id := fmt.Sprint(seq.Add(1))
+				req, _ := http.NewRequest("POST", url+"/work", nil)
+				req.Header.Set("X-Id", id)
+				sent := time.Now()
+				res, err := client.Do(req)
+				if err == nil {
+					var b []byte
+					b, err = io.ReadAll(res.Body)
+					res.Body.Close()
+					if err == nil && (res.StatusCode != 200 || string(b) != "done "+id) {
+						err = fmt.Errorf("status %d, body %q", res.StatusCode, b)
+					}
+				}
+				omu.Lock()
+				outcomes = append(outcomes, outcome{id, sent, err})
+				omu.Unlock()
+				if err != nil {
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+		}()
+	}
+
+	// The probe: a fresh connection each time, so that a refused dial shows
+	// that the listener is closed.
+	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	var ready200, notReady503 time.Time
+	var closedAt time.Time
+	time.Sleep(100 * time.Millisecond) // under load
+	cancelAt := time.Now()
+	cancel()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		res, err := probe.Get(url + "/readyz")
+		if err != nil {
+			// Refused; or reset, or closed unanswered, while waiting in
+			// the closing listener's accept queue.
+			if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) {
+				closedAt = time.Now()
+				break
+			}
+			t.Fatalf("readiness probe: %v", err)
+		}
+		res.Body.Close()
+		switch {
+		case res.StatusCode == 200 && notReady503.IsZero():
+			ready200 = time.Now()
+		case res.StatusCode == 503 && notReady503.IsZero():
+			notReady503 = time.Now()
+		case res.StatusCode != 503:
+			t.Errorf("readiness %d after it had turned 503", res.StatusCode)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // load goes on against the closed listener
+	stop.Store(true)
+	workers.Wait()
+	if err := wait(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+
+	// Readiness turned 503 at once, and well before the listener closed.
+	if notReady503.IsZero() || closedAt.IsZero() {
+		t.Fatalf("readiness 503 at %v, listener closed at %v (cancelled at %v)", notReady503, closedAt, cancelAt)
+	}
+	if d := notReady503.Sub(cancelAt); d > drain/2 {
+		t.Errorf("readiness turned 503 %v after the cancellation, want at once", d)
+	}
+	if !ready200.IsZero() && ready200.After(notReady503) {
+		t.Errorf("readiness 200 after 503")
+	}
+	if d := closedAt.Sub(cancelAt); d < drain {
+		t.Errorf("the listener closed %v after the cancellation, before the drain delay of %v", d, drain)
+	}
+
+	// No request the server received was lost; requests kept being served
+	// while draining; the only failures are requests the server never got
+	// (the listener closed, or a keep-alive connection closed while idle).
+	mu.Lock()
+	defer mu.Unlock()
+	servedWhileDraining, refused := 0, 0
+	for _, o := range outcomes {
+		if o.err == nil {
+			if o.sent.After(notReady503) {
+				servedWhileDraining++
+			}
+			continue
+		}
+		if started[o.id] {
+			t.Errorf("request %s was received but not answered: %v", o.id, o.err)
+		}
+		refused++
+	}
+	for id := range started {
+		if !finished[id] {
+			t.Errorf("request %s did not finish", id)
+		}
+	}
+	if servedWhileDraining == 0 {
+		t.Error("no request was served during the drain delay")
+	}
+	if refused == 0 {
+		t.Error("no request met the closed listener: the load did not outlast the drain")
+	}
+	t.Logf("%d requests: %d received and answered (%d sent while draining), %d never received",
+		len(outcomes), len(started), servedWhileDraining, refused)
+}
+
+func TestReadinessHandler(t *testing.T) {
+	var logs lockedBuffer
+	srv := &vane.Server{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	dbErr := errors.New("dial tcp db.internal:5432: connection refused")
+	var failing error
+	calls := 0
+	h := srv.ReadinessHandler(
+		vane.ReadinessCheck{Name: "cache", Check: func(ctx context.Context) error { return nil }},
+		vane.ReadinessCheck{Name: "database", Check: func(ctx context.Context) error { calls++; return failing }},
+	)
+	get := func() (int, http.Header, string) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		return w.Code, w.Header(), w.Body.String()
+	}
+
+	code, hdr, body := get()
+	if code != 200 || body != `{"status":"ready","checks":{"cache":"ok","database":"ok"}}`+"\n" ||
+		hdr.Get("Content-Type") != "application/json" || hdr.Get("Cache-Control") != "no-store" {
+		t.Errorf("ready: %d %v %s", code, hdr, body)
+	}
+
+	failing = dbErr
+	code, hdr, body = get()
+	if code != 503 || hdr.Get("Content-Type") != "application/problem+json" || !strings.Contains(body, `"detail":"not ready: database check failed"`) {
+		t.Errorf("database down: %d %v %s", code, hdr, body)
+	}
+	if strings.Contains(body, "db.internal") || !strings.Contains(logs.String(), "db.internal") {
+		t.Errorf("the check's error must reach the log, not the client: body %s, log %s", body, logs.String())
+	}
+	if srv.Draining() {
+		t.Error("a server that does not serve reports draining")
+	}
+}
+
+func TestReadinessHandlerWhileDraining(t *testing.T) {
+	srv := &vane.Server{DrainDelay: time.Second, Signals: []os.Signal{}}
+	checked := false
+	srv.Handler = srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: func(ctx context.Context) error {
+		checked = true
+		return nil
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	url, wait := startTestServer(t, ctx, srv)
+	if res, err := http.Get(url); err != nil || res.StatusCode != 200 || !checked {
+		t.Fatalf("before shutdown: %v %v, checked %v", res, err, checked)
+	}
+	checked = false
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for !srv.Draining() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 503 || !strings.Contains(string(body), "shutting down") || checked || !res.Close {
+		t.Errorf("draining: %d %q, checked %v, Connection: close %v", res.StatusCode, body, checked, res.Close)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
 }

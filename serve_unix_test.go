@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vane-http/vane"
 )
@@ -28,5 +29,28 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 	}
 	if err := wait(); err != nil {
 		t.Fatalf("Serve returned %v after SIGTERM", err)
+	}
+}
+
+// A second signal ends the drain delay: Ctrl-C twice stops a server at once.
+func TestServeSecondSignalEndsDrainDelay(t *testing.T) {
+	listening := make(chan struct{})
+	s := &vane.Server{
+		Handler:    http.NotFoundHandler(),
+		Signals:    []os.Signal{syscall.SIGUSR1},
+		DrainDelay: time.Hour,
+		OnListen:   func(net.Addr) { close(listening) },
+	}
+	_, wait := startTestServer(t, context.Background(), s)
+	<-listening
+	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+	for deadline := time.Now().Add(5 * time.Second); !s.Draining(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not draining after the first signal")
+		}
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+	if err := wait(); err != nil { // wait gives up after 10s, long before the hour
+		t.Fatalf("Serve returned %v", err)
 	}
 }

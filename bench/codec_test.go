@@ -95,8 +95,10 @@ func equalJSON(a, b any) bool {
 // BenchmarkCodec is the encode comparison: 50 devices, by Marshal and by
 // a streaming encoder.
 func BenchmarkCodec(b *testing.B) {
+	inSet(b, false)
+	order := rotate(codecs, *benchRound-1)
 	b.Run("Marshal50", func(b *testing.B) {
-		for _, c := range codecs {
+		for _, c := range order {
 			b.Run(c.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -108,7 +110,7 @@ func BenchmarkCodec(b *testing.B) {
 		}
 	})
 	b.Run("Stream50", func(b *testing.B) {
-		for _, c := range codecs {
+		for _, c := range order {
 			b.Run(c.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {

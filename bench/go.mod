@@ -15,6 +15,7 @@ require (
 	github.com/uptrace/bunrouter v1.0.23
 	github.com/vane-http/vane v0.0.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sys v0.48.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -62,7 +63,6 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )

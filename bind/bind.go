@@ -4,13 +4,17 @@
 // An input is a struct whose fields say where their values come from:
 //
 //	type GetItems struct {
-//	    Org    string    `path:"org"`
-//	    Limit  int       `query:"limit" default:"20"`
-//	    Tags   []string  `query:"tag"`          // ?tag=a&tag=b or ?tag=a,b
-//	    Since  *time.Time `query:"since"`       // nil when absent
-//	    Auth   string    `header:"Authorization" required:"true"`
-//	    Theme  string    `cookie:"theme"`
-//	    Body   NewItem                          // the request body
+//	    Org    string            `path:"org"`
+//	    Limit  int               `query:"limit" default:"20"`
+//	    Tags   []string          `query:"tag"`                 // ?tag=a&tag=b
+//	    IDs    []int64           `query:"ids" explode:"false"` // ?ids=1,2,3
+//	    Filter map[string]string `query:"filter"`              // ?filter[color]=red&filter[size]=m
+//	    Since  *time.Time        `query:"since"`               // nil when absent
+//	    Auth   string            `header:"Authorization" required:"true"`
+//	    Accept []string          `header:"Accept"`             // comma-separated, and every line
+//	    Theme  string            `cookie:"theme"`
+//	    Sess   *http.Cookie      `cookie:"session"`
+//	    Body   NewItem                                         // the request body
 //	}
 //
 // Compile reads the struct once and keeps, per field, its source, its name,
@@ -20,15 +24,57 @@
 // lookup finds a field at request time, and binding strings, numbers and
 // booleans allocates nothing: strings point into the request's URL.
 //
-// The body is JSON by default, decoded by the codec into the Body field.
-// A Body of type []byte or io.Reader gets the raw body. A Body struct whose
-// fields carry `form:"name"` tags is a form: application/x-www-form-urlencoded
-// or multipart/form-data, with *multipart.FileHeader (or a slice of them)
-// fields for files.
+// # Parameters
+//
+// Each parameter is bound exactly as its OpenAPI description
+// (operation.Parameter, Style and Explode) says, and nothing else is
+// accepted in its place:
+//
+//   - A query slice is style form, explode true by default: one value per
+//     key, ?tag=a&tag=b; a value is never split, so ?tag=a,b is the one tag
+//     "a,b". With `explode:"false"` it is style form, explode false: one
+//     key, values separated by commas, ?ids=1,2,3 (a comma inside a value
+//     is sent escaped, %2C). `style:"spaceDelimited"` and
+//     `style:"pipeDelimited"` separate values by a space or a "|" instead.
+//   - A query map (map[string]T) or struct is style deepObject, explode
+//     true: ?filter[color]=red&filter[size]=m. Its values are scalars; a
+//     struct's keys are its JSON property names; when the parameter is
+//     sent, its required properties (as documented, by the JSON rules of
+//     package schema) must be, and the `default` tags of the others apply
+//     to those not sent.
+//   - A header slice is style simple: values separated by commas, from
+//     every line of the header.
+//   - A scalar takes the first value of its key (as url.Values.Get).
+//   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
+//     name and value.
+//
+// Anything else (a path slice, a cookie slice, a nested deepObject, an
+// http.Cookie outside a cookie) is refused by Compile with a message that
+// names the type, the field and the pattern.
+//
+// # Bodies
+//
+// The body is JSON by default, decoded by the codec into the Body field,
+// and must be sent with a JSON media type: application/json or any
+// application/*+json, whose charset, if given, is utf-8. A Body of type
+// []byte or io.Reader gets the raw body, whatever its type. A Body struct
+// whose fields carry `form:"name"` tags is a form:
+// application/x-www-form-urlencoded or multipart/form-data, with
+// *multipart.FileHeader (or a slice of them) fields for files.
+//
+// # Limits
+//
+// Memory follows the bytes received, never a client's declaration: the
+// body buffer grows as bytes arrive, up to the limit (Config.BodyLimit,
+// 1 MiB by default), and a Content-Length larger than the limit is
+// answered 413 before anything is read. A multipart body keeps at most
+// Config.MultipartMemory of its files in memory and the rest in temporary
+// files, which State.Cleanup removes. Every request gets a problem for bad
+// input, never a panic.
 package bind
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -36,7 +82,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/vane-http/vane/codec"
@@ -45,49 +90,73 @@ import (
 	"github.com/vane-http/vane/schema"
 )
 
-// DefaultBodyLimit is the request body limit when none is configured.
+// DefaultBodyLimit is the request body limit when none is configured: 1 MiB.
 const DefaultBodyLimit = 1 << 20
+
+// MaxPresent is how many parameters and form fields one input may have:
+// their presence is tracked in the 64 bits of State.Present.
+const MaxPresent = 64
 
 // Config is what Compile needs besides the input type.
 type Config struct {
-	Method     string           // the operation's method: GET and HEAD take no body
-	Pattern    string           // the full path pattern, for messages
-	PathParams []string         // the pattern's parameter names, in order
-	Codec      codec.Codec      // nil: codec.JSON
-	BodyLimit  int64            // 0: DefaultBodyLimit; negative: no limit
-	Registry   *schema.Registry // receives the named schemas; nil: a private one
+	Method     string      // the operation's method: GET and HEAD take no body
+	Pattern    string      // the full path pattern, for messages
+	PathParams []string    // the pattern's parameter names, in order
+	Codec      codec.Codec // nil: codec.JSON
+
+	// BodyLimit is the largest request body accepted, in bytes: 0 means
+	// DefaultBodyLimit. A negative limit means none, and then a client
+	// decides how much memory a request takes: the body is read whole
+	// before it is decoded (for JSON and urlencoded forms), so one request
+	// can exhaust the process's memory. Use it only behind a proxy that
+	// limits bodies, or with an io.Reader Body that the handler reads as a
+	// stream.
+	BodyLimit int64
+
+	// MultipartMemory is how many bytes of the files of a multipart body
+	// are kept in memory; the rest go to temporary files. 0 means
+	// BodyLimit, at most 32 MiB. Values (not files) are kept in memory up
+	// to MultipartMemory plus 10 MiB, as mime/multipart does.
+	MultipartMemory int64
+
+	Registry *schema.Registry // receives the named schemas; nil: a private one
 }
 
 // Binder binds requests to one input type.
 type Binder struct {
-	typ    reflect.Type
-	rtype  unsafe.Pointer
-	path   []param // in PathParams order
-	query  []param
-	header []param
-	cookie []param
-	body   *bodyBinder
-	limit  int64
-	codec  codec.Codec
+	typ       reflect.Type
+	ptrType   reflect.Type // *typ, what Bind is given
+	path      []param      // in PathParams order
+	query     []param
+	header    []param
+	cookie    []param
+	body      *bodyBinder
+	limit     int64
+	multipart int64 // multipart memory
+	codec     codec.Codec
 
 	// Parameters and RequestBody describe the input for OpenAPI.
 	Parameters  []operation.Parameter
 	RequestBody *operation.RequestBody
 }
 
-// param is one compiled parameter field.
+// param is one compiled parameter or form field.
 type param struct {
 	name     string // as in the request (canonical for headers)
 	loc      string // "query.limit", for errors
 	offset   uintptr
 	parse    parser // the scalar parser (of the element, for slices)
 	fast     byte   // fastString, fastInt64, fastInt: set without calling parse
-	trim     bool   // a header list: spaces around commas are not part of the values
 	slice    reflect.Type
+	sep      byte // a slice from one value: the separator (',', ' ', '|'); 0: one value per key
+	escaped  bool // sep splits the raw (escaped) text: a separator inside a value is sent escaped
+	trim     bool // a header list: spaces around commas are not part of the values
+	deep     *deepObject
+	cookie   byte // cookieValue, cookieStruct, cookiePointer
 	required bool
 	def      string // default, when hasDef
 	hasDef   bool
-	bit      uint64 // presence bit, shared with validate.ValidateInput (0 past the 64th)
+	bit      uint64 // presence bit, shared with validate.ValidateInput
 }
 
 const (
@@ -118,28 +187,43 @@ func (p *param) set(s string, dst unsafe.Pointer) error {
 	return p.parse(s, dst)
 }
 
-// State carries what a Bind leaves for the validator: the presence bits of
-// the parameters and the raw JSON body. Release returns its buffer.
+// State carries what a Bind leaves for the validator and the handler: the
+// presence bits of the parameters and form fields, the raw JSON body, and
+// what must be released after.
 type State struct {
+	// Present has bit i set when the i-th parameter (path, query, header
+	// or cookie, in field order) was sent or took its default, and the
+	// bits after the parameters' for the form fields, in field order (see
+	// validate.ValidateInput).
 	Present uint64
+
+	// RawJSON is the JSON body, valid until Release.
 	RawJSON []byte
-	buf     *[]byte
+
+	buf  *[]byte
+	form *multipart.Form
 }
 
 // Release returns the body buffer to the pool; RawJSON is invalid after.
+// It is called once the validator is done with RawJSON, before the
+// handler runs.
 func (s *State) Release() {
 	if s.buf != nil {
-		s.release()
+		putBuffer(s.buf)
+		s.buf, s.RawJSON = nil, nil
 	}
 }
 
-func (s *State) release() {
-	*s.buf = (*s.buf)[:0]
-	bufPool.Put(s.buf)
-	s.buf, s.RawJSON = nil, nil
+// Cleanup removes the temporary files in which a multipart body's files
+// were stored. It is called once the handler has returned: the
+// *multipart.FileHeader values cannot be opened after. It does nothing
+// when there are none.
+func (s *State) Cleanup() {
+	if s.form != nil {
+		s.form.RemoveAll() //nolint:errcheck // nothing to tell the client; the files are the process's own
+		s.form = nil
+	}
 }
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 var (
 	fileHeaderPtr   = reflect.TypeFor[*multipart.FileHeader]()
@@ -147,12 +231,16 @@ var (
 	readerType      = reflect.TypeFor[io.Reader]()
 	readCloserType  = reflect.TypeFor[io.ReadCloser]()
 	bytesType       = reflect.TypeFor[[]byte]()
+	cookieType      = reflect.TypeFor[http.Cookie]()
+	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
 )
 
 // Compile returns the binder of input type t. It fails, with a message
 // naming the type, the field and the pattern, for a field of a type that
-// cannot be bound from its source, a path field with no {name} in the
-// pattern, a {name} with no field, or a body on GET or HEAD.
+// cannot be bound from its source, a style it cannot be bound in, a path
+// field with no {name} in the pattern, a {name} with no field, a body on
+// GET or HEAD, more than MaxPresent parameters and form fields, or a body
+// type the codec cannot decode.
 func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("bind: input type %v of %s %s is not a struct", t, cfg.Method, cfg.Pattern)
@@ -163,12 +251,17 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	if cfg.Registry == nil {
 		cfg.Registry = schema.NewRegistry("#/$defs/")
 	}
-	b := &Binder{typ: t, codec: cfg.Codec, limit: cfg.BodyLimit, path: make([]param, len(cfg.PathParams))}
+	b := &Binder{typ: t, ptrType: reflect.PointerTo(t), codec: cfg.Codec, limit: cfg.BodyLimit, path: make([]param, len(cfg.PathParams))}
 	if b.limit == 0 {
 		b.limit = DefaultBodyLimit
 	}
-	var zero any = reflect.New(t).Interface()
-	b.rtype = (*eface)(unsafe.Pointer(&zero)).typ
+	b.multipart = cfg.MultipartMemory
+	if b.multipart <= 0 {
+		b.multipart = b.limit
+		if b.multipart <= 0 || b.multipart > 32<<20 {
+			b.multipart = 32 << 20
+		}
+	}
 	errf := func(f reflect.StructField, format string, args ...any) error {
 		return fmt.Errorf("bind: %v.%s (%s %s): %s", t, f.Name, cfg.Method, cfg.Pattern, fmt.Sprintf(format, args...))
 	}
@@ -196,46 +289,38 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 			return nil, errf(f, "empty %s name", in)
 		}
 		p := param{name: name, loc: in + "." + name, offset: f.Offset}
-		if nparam < 64 {
+		if nparam < MaxPresent {
 			p.bit = 1 << nparam
 		}
 		nparam++
-		ft := f.Type
-		format := f.Tag.Get("format")
-		var err error
-		if ft.Kind() == reflect.Slice && ft != bytesType && !reflect.PointerTo(ft).Implements(textUnmarshalType) {
-			if in == "path" {
-				return nil, errf(f, "a path parameter cannot be a slice")
-			}
-			p.slice = ft
-			p.parse, err = scalarParser(ft.Elem(), format)
-		} else {
-			p.parse, err = scalarParser(ft, format)
-			p.fast = fastKind(ft)
+		op := operation.Parameter{
+			Name: name, In: in, Field: f.Name,
+			Description: f.Tag.Get("doc"), Deprecated: f.Tag.Get("deprecated") == "true",
 		}
-		if err != nil {
-			return nil, errf(f, "%v from %s", err, in)
+		if err := compileParam(&p, &op, f, in); err != nil {
+			return nil, errf(f, "%v", err)
 		}
 		p.required = f.Tag.Get("required") == "true" || in == "path"
+		op.Required = p.required
 		if d, ok := f.Tag.Lookup("default"); ok {
+			if p.deep != nil || p.cookie != cookieValue {
+				return nil, errf(f, "a default for a %v parameter is not supported", f.Type)
+			}
 			p.def, p.hasDef = d, true
-			if err := tryParse(&p, ft, d); err != nil {
+			if err := tryParse(&p, f.Type, d); err != nil {
 				return nil, errf(f, "default %q: %v", d, err)
 			}
 		}
-		sch, err := paramSchema(cfg.Registry, &schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: ft, Tag: f.Tag, Struct: f})
+		sch, err := paramSchema(cfg.Registry, &schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 		if err != nil {
 			return nil, errf(f, "%v", err)
 		}
-		op := operation.Parameter{
-			Name: name, In: in, Required: p.required, Schema: sch, Field: f.Name,
-			Description: f.Tag.Get("doc"), Deprecated: f.Tag.Get("deprecated") == "true",
-		}
+		op.Schema = sch
 		if len(sch.Examples) > 0 {
 			op.Example = sch.Examples[0]
 		}
 		switch in {
-		case "path":
+		case operation.InPath:
 			idx := indexOf(cfg.PathParams, name)
 			if idx < 0 {
 				return nil, errf(f, "path parameter %q is not in the pattern (its parameters: %v)", name, cfg.PathParams)
@@ -245,35 +330,29 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 			}
 			seenPath[idx] = true
 			b.path[idx] = p
-		case "query":
-			if p.slice != nil {
-				op.Style, op.Explode = "form", ptrTo(true)
-			}
+		case operation.InQuery:
 			b.query = append(b.query, p)
-		case "header":
+		case operation.InHeader:
 			p.name = http.CanonicalHeaderKey(name)
-			if p.slice != nil {
-				p.trim = true
-				op.Style, op.Explode = "simple", ptrTo(false)
-			}
 			b.header = append(b.header, p)
-		case "cookie":
-			if p.slice != nil {
-				return nil, errf(f, "a cookie parameter cannot be a slice")
-			}
+		case operation.InCookie:
 			b.cookie = append(b.cookie, p)
 		}
 		b.Parameters = append(b.Parameters, op)
 	}
 	if b.body != nil {
+		if n := nparam + len(b.body.form); n > MaxPresent {
+			return nil, fmt.Errorf("bind: %v (%s %s): %d parameters and form fields, more than the %d whose presence can be tracked; group some in a deepObject parameter or the body", t, cfg.Method, cfg.Pattern, n, MaxPresent)
+		}
 		// Form fields take the presence bits after the parameters', so
 		// that a value sent is checked even at its zero value (count=0)
 		// and one not sent is not. validate.Input numbers them alike.
 		for j := range b.body.form {
-			if k := nparam + j; k < 64 {
-				b.body.form[j].bit = 1 << k
-			}
+			b.body.form[j].bit = 1 << (nparam + j)
 		}
+	}
+	if nparam > MaxPresent {
+		return nil, fmt.Errorf("bind: %v (%s %s): %d parameters, more than the %d whose presence can be tracked; group some in a deepObject parameter", t, cfg.Method, cfg.Pattern, nparam, MaxPresent)
 	}
 	for i, ok := range seenPath {
 		if !ok {
@@ -283,20 +362,117 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	return b, nil
 }
 
+// compileParam sets p's parser and shape, and op's style, for field f bound
+// from in.
+func compileParam(p *param, op *operation.Parameter, f reflect.StructField, in string) error {
+	ft := f.Type
+	style, hasStyle := f.Tag.Lookup("style")
+	explodeTag, hasExplode := f.Tag.Lookup("explode")
+	if hasExplode && explodeTag != "true" && explodeTag != "false" {
+		return fmt.Errorf("explode %q: want true or false", explodeTag)
+	}
+	if ft == cookieType || ft == cookiePtrType {
+		if in != operation.InCookie {
+			return fmt.Errorf("an %v is bound from a cookie (`cookie:\"name\"`), not from the %s", ft, in)
+		}
+		if hasStyle || hasExplode {
+			return fmt.Errorf("a cookie takes no style or explode tag")
+		}
+		p.cookie = cookieStruct
+		if ft == cookiePtrType {
+			p.cookie = cookiePointer
+		}
+		return nil
+	}
+	format := f.Tag.Get("format")
+	var err error
+	switch {
+	case isDeepObject(ft):
+		if in != operation.InQuery {
+			return fmt.Errorf("a %v parameter is bound only from the query, in style deepObject", ft)
+		}
+		if hasStyle && style != "deepObject" || hasExplode && explodeTag != "true" {
+			return fmt.Errorf("a %v query parameter is bound in style deepObject, explode true (?%s[key]=value), not style %q explode %q", ft, p.name, style, explodeTag)
+		}
+		p.deep, err = compileDeepObject(ft, p.name)
+		op.Style, op.Explode = "deepObject", ptrTo(true)
+		return err
+	case ft.Kind() == reflect.Slice && ft != bytesType && !reflect.PointerTo(ft).Implements(textUnmarshalType):
+		p.slice = ft
+		if p.parse, err = scalarParser(ft.Elem(), format); err != nil {
+			return fmt.Errorf("%v from the %s", err, in)
+		}
+		switch in {
+		case operation.InQuery:
+			return sliceStyle(p, op, style, hasStyle, explodeTag, hasExplode)
+		case operation.InHeader:
+			if hasStyle && style != "simple" || hasExplode && explodeTag != "false" {
+				return fmt.Errorf("a header list is style simple, explode false (values separated by commas)")
+			}
+			p.sep, p.trim = ',', true
+			op.Style, op.Explode = "simple", ptrTo(false)
+			return nil
+		case operation.InPath:
+			return fmt.Errorf("a path parameter cannot be a slice")
+		default:
+			return fmt.Errorf("a cookie parameter cannot be a slice")
+		}
+	}
+	if hasStyle || hasExplode {
+		return fmt.Errorf("style and explode tags apply to lists and objects, not to a %v", ft)
+	}
+	p.parse, err = scalarParser(ft, format)
+	if err != nil {
+		return fmt.Errorf("%v from the %s", err, in)
+	}
+	p.fast = fastKind(ft)
+	return nil
+}
+
+// sliceStyle sets how a query slice is sent: form and explode true by
+// default (repeated keys), or one key with separated values.
+func sliceStyle(p *param, op *operation.Parameter, style string, hasStyle bool, explode string, hasExplode bool) error {
+	if !hasStyle {
+		style = "form"
+	}
+	switch style {
+	case "form":
+		op.Style = "form"
+		if hasExplode && explode == "false" {
+			p.sep, p.escaped = ',', true
+			op.Explode = ptrTo(false)
+		} else {
+			op.Explode = ptrTo(true)
+		}
+		return nil
+	case "spaceDelimited", "pipeDelimited":
+		if hasExplode && explode == "true" {
+			return fmt.Errorf("style %s is explode false (one key, separated values); for repeated keys use style form", style)
+		}
+		p.sep = ' '
+		if style == "pipeDelimited" {
+			p.sep = '|'
+		}
+		op.Style, op.Explode = style, ptrTo(false)
+		return nil
+	}
+	return fmt.Errorf("style %q: a query list is style form, spaceDelimited or pipeDelimited", style)
+}
+
 // paramSchema is the field's schema as the text of a parameter: as in JSON,
 // except for a time.Duration, parsed as Go duration text ("1m30s": see
-// schema.Registry.TextSchema), and []byte, whose text is itself rather
-// than base64.
+// schema.Registry.TextSchema), []byte, whose text is itself rather than
+// base64, and a cookie, whose value is a string.
 func paramSchema(reg *schema.Registry, f *schema.Field) (*schema.Schema, error) {
 	t := f.Type
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != bytesType {
+	if t != bytesType && t != cookieType {
 		return reg.TextSchema(f)
 	}
 	s := &schema.Schema{Type: schema.TypeString}
-	if err := schema.Apply(s, f.Type, f.Tag); err != nil {
+	if err := schema.Apply(s, reflect.TypeFor[string](), f.Tag); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -306,10 +482,7 @@ func paramSchema(reg *schema.Registry, f *schema.Field) (*schema.Schema, error) 
 // to it and returns their presence bits, for checking the defaults against
 // the rules at registration.
 func (b *Binder) Defaults(ptr any) uint64 {
-	e := (*eface)(unsafe.Pointer(&ptr))
-	if e.typ != b.rtype {
-		panic(fmt.Sprintf("bind: Defaults called with %T, want *%v", ptr, b.typ))
-	}
+	base := b.base(ptr, "Defaults")
 	var st State
 	lists := [][]param{b.query, b.header, b.cookie}
 	if b.body != nil {
@@ -318,11 +491,20 @@ func (b *Binder) Defaults(ptr any) uint64 {
 	for _, list := range lists {
 		for i := range list {
 			if list[i].hasDef {
-				list[i].absent(e.data, &st, nil)
+				list[i].absent(base, &st, nil)
 			}
 		}
 	}
 	return st.Present
+}
+
+// base returns the address ptr, a pointer to the binder's input type,
+// holds.
+func (b *Binder) base(ptr any, what string) unsafe.Pointer {
+	if reflect.TypeOf(ptr) != b.ptrType {
+		panic(fmt.Sprintf("bind: %s called with %T, want *%v", what, ptr, b.typ))
+	}
+	return reflect.ValueOf(ptr).UnsafePointer()
 }
 
 // fastKind tells which types param.set handles inline: the plain kinds
@@ -349,7 +531,7 @@ func fastKind(t reflect.Type) byte {
 func tryParse(p *param, t reflect.Type, s string) error {
 	v := reflect.New(t).UnsafePointer()
 	if p.slice != nil {
-		return p.setSlice(v, s)
+		return p.setDefault(v, s)
 	}
 	return p.set(s, v)
 }
@@ -365,23 +547,16 @@ func indexOf(list []string, s string) int {
 
 func ptrTo[T any](v T) *T { return &v }
 
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
 // Bind fills *ptr (a pointer to the binder's input type) from req, with
 // pathValues the route's parameter values in pattern order. It returns nil
-// or a problem: 400 for an unreadable body, 413 for one over the limit, 415
-// for an unsupported content type, 422 for values that do not parse and
-// required values that are missing (every one of them). The caller must
-// call st.Release once it is done with st.RawJSON.
+// or a problem: 400 for an unreadable or malformed body, 408 for a body
+// that did not arrive in time, 413 for one over the limit, 415 for an
+// unsupported content type, 422 for values that do not parse and required
+// values that are missing (every one of them). The caller must call
+// st.Release once it is done with st.RawJSON, and st.Cleanup once the
+// handler has returned.
 func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State) *problem.Details {
-	e := (*eface)(unsafe.Pointer(&ptr))
-	if e.typ != b.rtype {
-		panic(fmt.Sprintf("bind: Bind called with %T, want *%v", ptr, b.typ))
-	}
-	base := e.data
+	base := b.base(ptr, "Bind")
 	var errs []problem.FieldError
 	for i := range b.path {
 		p := &b.path[i]
@@ -406,16 +581,21 @@ func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State
 		}
 		dst := unsafe.Add(base, p.offset)
 		if p.slice != nil {
+			ok := true
 			for _, v := range vals {
-				if err := p.setSlice(dst, v); err != nil {
+				if err := p.setList(dst, v, false); err != nil {
 					errs = append(errs, fieldErr(p.loc, err, v))
+					ok = false
 				}
+			}
+			if ok {
+				st.Present |= p.bit
 			}
 		} else if err := p.set(vals[0], dst); err != nil {
 			errs = append(errs, fieldErr(p.loc, err, vals[0]))
-			continue
+		} else {
+			st.Present |= p.bit
 		}
-		st.Present |= p.bit
 	}
 	if len(b.cookie) > 0 {
 		errs = b.bindCookies(req, base, st, errs)
@@ -445,7 +625,7 @@ func (p *param) absent(base unsafe.Pointer, st *State, errs []problem.FieldError
 	case p.hasDef:
 		dst := unsafe.Add(base, p.offset)
 		if p.slice != nil {
-			p.setSlice(dst, p.def) //nolint:errcheck // checked at Compile
+			p.setDefault(dst, p.def) //nolint:errcheck // checked at Compile
 		} else {
 			p.parse(p.def, dst) //nolint:errcheck // checked at Compile
 		}
@@ -456,18 +636,40 @@ func (p *param) absent(base unsafe.Pointer, st *State, errs []problem.FieldError
 	return errs
 }
 
-// setSlice appends the comma-separated values of s to the slice at dst.
-func (p *param) setSlice(dst unsafe.Pointer, s string) error {
-	sv := reflect.NewAt(p.slice, dst).Elem()
+// setList appends the values of s, sent in a request, to the slice at
+// dst: s itself when the slice takes one value per key, else its parts
+// between separators. When raw is set, s is query text still escaped: for
+// form explode false, it is split first and each part unescaped, so that
+// an escaped comma (%2C) belongs to its value; a space or a pipe may be
+// sent escaped as separators too (%20, %7C), so the text is unescaped
+// first.
+func (p *param) setList(dst unsafe.Pointer, s string, raw bool) error {
+	if raw && (p.sep == 0 || !p.escaped) {
+		v, err := unescape(s)
+		if err != nil {
+			return err
+		}
+		s, raw = v, false
+	}
+	if p.sep == 0 {
+		return p.appendValue(dst, s)
+	}
+	if s == "" {
+		return nil // an empty list
+	}
 	for {
-		part, rest, more := strings.Cut(s, ",")
+		part, rest, more := cut(s, p.sep)
 		if p.trim {
 			part = strings.TrimSpace(part)
 		}
-		sv.Grow(1)
-		sv.SetLen(sv.Len() + 1)
-		if err := p.parse(part, sv.Index(sv.Len()-1).Addr().UnsafePointer()); err != nil {
-			sv.SetLen(sv.Len() - 1)
+		if raw {
+			v, err := unescape(part)
+			if err != nil {
+				return err
+			}
+			part = v
+		}
+		if err := p.appendValue(dst, part); err != nil {
 			return err
 		}
 		if !more {
@@ -477,110 +679,44 @@ func (p *param) setSlice(dst unsafe.Pointer, s string) error {
 	}
 }
 
-func needsUnescape(s string) bool {
-	return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
-}
-
-// bindCookies reads the Cookie headers without building http.Cookie values.
-func (b *Binder) bindCookies(req *http.Request, base unsafe.Pointer, st *State, errs []problem.FieldError) []problem.FieldError {
-	var seen uint64
-	for _, line := range req.Header["Cookie"] {
-		for line != "" {
-			var part string
-			part, line, _ = strings.Cut(line, ";")
-			part = strings.TrimSpace(part)
-			name, val, ok := strings.Cut(part, "=")
-			if !ok {
-				continue
-			}
-			if len(val) > 1 && val[0] == '"' && val[len(val)-1] == '"' {
-				val = val[1 : len(val)-1]
-			}
-			for i := range b.cookie {
-				p := &b.cookie[i]
-				if p.name != name || (i < 64 && seen&(1<<i) != 0) {
-					continue
-				}
-				if err := p.set(val, unsafe.Add(base, p.offset)); err != nil {
-					errs = append(errs, fieldErr(p.loc, err, val))
-				} else {
-					st.Present |= p.bit
-				}
-				if i < 64 {
-					seen |= 1 << i
-				}
-				break
-			}
-		}
+// setDefault sets the slice at dst to a default tag's value, read as
+// schema.ParseValue reads it (so that the default bound is the default
+// documented): a JSON array, or values separated by commas.
+func (p *param) setDefault(dst unsafe.Pointer, s string) error {
+	if strings.HasPrefix(s, "[") {
+		return json.Unmarshal([]byte(s), reflect.NewAt(p.slice, dst).Interface())
 	}
-	for i := range b.cookie {
-		if i < 64 && seen&(1<<i) != 0 {
-			continue
-		}
-		errs = b.cookie[i].absent(base, st, errs)
-	}
-	return errs
-}
-
-// readBody reads the body into a pooled buffer, enforcing the limit.
-func (b *Binder) readBody(req *http.Request, st *State) ([]byte, *problem.Details) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	if b.limit > 0 && req.ContentLength > b.limit {
-		return nil, tooLarge(b.limit)
-	}
-	bp := bufPool.Get().(*[]byte)
-	st.buf = bp
-	buf := (*bp)[:0]
-	if req.ContentLength > 0 && int64(cap(buf)) < req.ContentLength {
-		buf = make([]byte, 0, req.ContentLength+1)
+	if s == "" {
+		return nil
 	}
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		part, rest, more := cut(s, ',')
+		if err := p.appendValue(dst, part); err != nil {
+			return err
 		}
-		n, err := req.Body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if b.limit > 0 && int64(len(buf)) > b.limit {
-			*bp = buf
-			return nil, tooLarge(b.limit)
+		if !more {
+			return nil
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			*bp = buf
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, tooLarge(mbe.Limit)
-			}
-			return nil, problem.New(http.StatusBadRequest, "reading the request body failed")
-		}
+		s = rest
 	}
-	*bp = buf
-	return buf, nil
 }
 
-func tooLarge(limit int64) *problem.Details {
-	return problem.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than the limit of %d bytes", limit))
+func cut(s string, sep byte) (before, after string, found bool) {
+	if i := strings.IndexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }
 
-// mediaType returns the media type of a Content-Type value, lower case,
-// without parameters. It allocates only when the value needs lowering.
-func mediaType(ct string) string {
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
+// appendValue parses s onto the end of the slice at dst.
+func (p *param) appendValue(dst unsafe.Pointer, s string) error {
+	sv := reflect.NewAt(p.slice, dst).Elem()
+	n := sv.Len()
+	sv.Grow(1)
+	sv.SetLen(n + 1)
+	if err := p.parse(s, sv.Index(n).Addr().UnsafePointer()); err != nil {
+		sv.SetLen(n)
+		return err
 	}
-	ct = strings.TrimSpace(ct)
-	for i := 0; i < len(ct); i++ {
-		if c := ct[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(ct)
-		}
-	}
-	return ct
-}
-
-func isJSON(mt string) bool {
-	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	return nil
 }

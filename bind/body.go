@@ -1,11 +1,14 @@
 package bind
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
-	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"unsafe"
@@ -128,6 +131,9 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 		if body == nil {
 			body = http.NoBody
 		} else if b.limit > 0 {
+			if req.ContentLength > b.limit {
+				return tooLarge(b.limit)
+			}
 			body = http.MaxBytesReader(nil, body, b.limit)
 		}
 		reflect.NewAt(bb.typ, dst).Elem().Set(reflect.ValueOf(body))
@@ -135,13 +141,10 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 	case bodyForm:
 		return b.bindForm(req, base, st)
 	}
-	ct := req.Header["Content-Type"]
-	mt := ""
-	if len(ct) > 0 {
-		mt = mediaType(ct[0])
-	}
-	if bb.kind == bodyJSON && mt != "" && !isJSON(mt) {
-		return unsupported(mt, bb.accept)
+	if bb.kind == bodyJSON && !bodyEmpty(req) {
+		if prob := checkJSONType(req.Header["Content-Type"]); prob != nil {
+			return prob
+		}
 	}
 	data, prob := b.readBody(req, st)
 	if prob != nil {
@@ -164,33 +167,90 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 	return nil
 }
 
+// jsonAccepted names what a JSON body may be sent as, for 415 responses.
+const jsonAccepted = "application/json or another application/*+json type, in UTF-8"
+
+// checkJSONType checks the Content-Type of a JSON body: one well-formed
+// value naming a JSON media type, whose charset, if any, is UTF-8.
+func checkJSONType(ct []string) *problem.Details {
+	if len(ct) == 0 || ct[0] == "" {
+		return problem.New(http.StatusUnsupportedMediaType, "a request body needs a Content-Type; send "+jsonAccepted)
+	}
+	mt, params, ok := parseMediaType(ct[0])
+	if !ok || len(ct) > 1 {
+		return problem.New(http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q is malformed; send %s", strings.Join(ct, ", "), jsonAccepted))
+	}
+	if !isJSON(mt) {
+		return unsupported(mt, jsonAccepted)
+	}
+	if cs, ok := mediaParam(params, "charset"); ok && !strings.EqualFold(cs, "utf-8") {
+		return problem.New(http.StatusUnsupportedMediaType, fmt.Sprintf("charset %q is not supported; JSON is sent in UTF-8", cs))
+	}
+	return nil
+}
+
 func unsupported(mt, accept string) *problem.Details {
 	return problem.New(http.StatusUnsupportedMediaType, fmt.Sprintf("content type %q is not supported; send %s", mt, accept))
 }
 
 // decodeProblem turns a decoding error into a 422 for a value of the wrong
-// type and a 400, naming the byte offset, for malformed JSON.
+// type, and a 400 naming the byte offset for malformed JSON, a duplicate
+// key naming the key and where it is.
 func decodeProblem(err error) *problem.Details {
-	if te, ok := codec.AsTypeError(err); ok {
-		loc := "body"
-		if te.Path != "" {
-			loc += "." + te.Path
-		}
-		return problem.New(http.StatusUnprocessableEntity, "validation failed",
-			problem.FieldError{Location: loc, Message: "expected " + te.Expected + ", got " + te.Got})
+	var dup *codec.DuplicateKeyError
+	if errors.As(err, &dup) {
+		return problem.New(http.StatusBadRequest,
+			fmt.Sprintf("malformed JSON at byte offset %d: duplicate key %q", dup.Offset, dup.Key),
+			problem.FieldError{Location: bodyLocation(dup.Path), Message: "duplicate key", Value: dup.Key})
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
+	if te, ok := codec.AsTypeError(err); ok {
+		fe := problem.FieldError{Location: bodyLocation(te.Path), Message: te.Message}
+		if te.Value != "" {
+			fe.Value = json.RawMessage(te.Value)
+		}
+		return problem.New(http.StatusUnprocessableEntity, "validation failed", fe)
+	}
+	var se *codec.SyntaxError
+	if errors.As(err, &se) {
+		detail := fmt.Sprintf("malformed JSON at byte offset %d: %s", se.Offset, se.Msg)
+		if se.Path != "" {
+			detail += " (in " + bodyLocation(se.Path) + ")"
+		}
+		return problem.New(http.StatusBadRequest, detail)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if off, ok := codec.Offset(err); ok {
 		return problem.New(http.StatusBadRequest, fmt.Sprintf("malformed JSON at byte offset %d: %s", off, msg))
 	}
 	return problem.New(http.StatusBadRequest, "malformed JSON: "+msg)
 }
 
+// bodyLocation is the location of a value at path in the body:
+// body.items[2].name, body[0] for an array body.
+func bodyLocation(path string) string {
+	if path == "" || path[0] == '[' {
+		return "body" + path
+	}
+	return "body." + path
+}
+
 func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *problem.Details {
 	bb := b.body
-	ct := req.Header.Get("Content-Type")
-	mt := mediaType(ct)
+	ct := req.Header["Content-Type"]
+	if bodyEmpty(req) && (len(ct) == 0 || ct[0] == "") {
+		if bb.required {
+			return problem.New(http.StatusUnprocessableEntity, "validation failed", problem.FieldError{Location: "body", Message: "request body is required"})
+		}
+		return nil
+	}
+	mt, params := "", ""
+	ok := len(ct) == 1
+	if ok {
+		mt, params, ok = parseMediaType(ct[0])
+	}
+	if !ok {
+		return problem.New(http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q is malformed or missing; send %s", strings.Join(ct, ", "), bb.accept))
+	}
 	var errs []problem.FieldError
 	switch {
 	case mt == "application/x-www-form-urlencoded" && !bb.multipart:
@@ -200,72 +260,11 @@ func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *pr
 		}
 		errs = bindPairs(bb.form, string(data), base, st, nil)
 	case mt == "multipart/form-data":
-		if req.Body == nil {
-			req.Body = http.NoBody
+		form, prob := b.readMultipart(req, params, st)
+		if prob != nil {
+			return prob
 		}
-		if b.limit > 0 {
-			if req.ContentLength > b.limit {
-				return tooLarge(b.limit)
-			}
-			req.Body = http.MaxBytesReader(nil, req.Body, b.limit)
-		}
-		mem := b.limit
-		if mem <= 0 || mem > 32<<20 {
-			mem = 32 << 20
-		}
-		if err := req.ParseMultipartForm(mem); err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return tooLarge(mbe.Limit)
-			}
-			return problem.New(http.StatusBadRequest, "malformed multipart form: "+err.Error())
-		}
-		form := req.MultipartForm
-		for i := range bb.form {
-			p := &bb.form[i]
-			dst := unsafe.Add(base, p.offset)
-			if p.parse == nil { // files
-				files := form.File[p.name]
-				if len(files) == 0 {
-					if p.required {
-						errs = append(errs, problem.FieldError{Location: p.loc, Message: "required file is missing"})
-					}
-					continue
-				}
-				if p.slice != nil {
-					*(*[]*multipart.FileHeader)(dst) = files
-				} else {
-					*(**multipart.FileHeader)(dst) = files[0]
-				}
-				st.Present |= p.bit
-				continue
-			}
-			vals := form.Value[p.name]
-			if len(vals) == 0 {
-				errs = p.absent(base, st, errs)
-				continue
-			}
-			// Sent, so present: checked by its rules even at its zero
-			// value, unless a value did not parse (reported here).
-			ok := true
-			for j, v := range vals {
-				var err error
-				if p.slice != nil {
-					err = p.setSlice(dst, v)
-				} else if j == 0 {
-					err = p.parse(v, dst)
-				}
-				if err != nil {
-					errs = append(errs, fieldErr(p.loc, err, v))
-					ok = false
-				}
-			}
-			if ok {
-				st.Present |= p.bit
-			}
-		}
-	case mt == "" && !bb.required:
-		return nil
+		errs = bindMultipart(bb.form, form, base, st)
 	default:
 		return unsupported(mt, bb.accept)
 	}
@@ -275,70 +274,92 @@ func (b *Binder) bindForm(req *http.Request, base unsafe.Pointer, st *State) *pr
 	return nil
 }
 
-// bindPairs binds the pairs of a query string or urlencoded form to ps in
-// one pass: for each key, the first matching parameter takes the value
-// (the first value wins for a scalar; a slice collects all, splitting
-// commas). Then absent parameters get their defaults or are reported.
-func bindPairs(ps []param, raw string, base unsafe.Pointer, st *State, errs []problem.FieldError) []problem.FieldError {
-	var seen uint64 // which of the first 64 params were given
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
+// readMultipart reads a multipart/form-data body within the limits: the
+// body limit, Config.MultipartMemory in memory and the rest of the files
+// in temporary files (kept in st, for Cleanup), and mime/multipart's
+// bounds on parts and headers (1000 parts, 10000 headers; GODEBUG
+// multipartmaxparts and multipartmaxheaders change them).
+func (b *Binder) readMultipart(req *http.Request, params string, st *State) (*multipart.Form, *problem.Details) {
+	boundary, ok := mediaParam(params, "boundary")
+	if !ok || boundary == "" {
+		return nil, problem.New(http.StatusBadRequest, "multipart/form-data without a boundary parameter")
+	}
+	body := req.Body
+	if body == nil {
+		body = http.NoBody
+	}
+	if b.limit > 0 {
+		if req.ContentLength > b.limit {
+			return nil, tooLarge(b.limit)
+		}
+		body = http.MaxBytesReader(nil, body, b.limit)
+	}
+	form, err := multipart.NewReader(body, boundary).ReadForm(b.multipart)
+	if form != nil {
+		st.form = form
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, multipart.ErrMessageTooLarge):
+			return nil, problem.New(http.StatusRequestEntityTooLarge, "the multipart body has too many parts or headers, or values too large to keep in memory")
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, problem.New(http.StatusBadRequest, "malformed multipart body: it ends before its closing boundary")
+		}
+		var mbe *http.MaxBytesError
+		var ne net.Error
+		if errors.As(err, &mbe) || errors.Is(err, io.ErrNoProgress) || errors.As(err, &ne) || errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, readError(err)
+		}
+		return nil, problem.New(http.StatusBadRequest, "malformed multipart body: "+err.Error())
+	}
+	return form, nil
+}
+
+// bindMultipart binds the values and files of a multipart form.
+func bindMultipart(fields []param, form *multipart.Form, base unsafe.Pointer, st *State) []problem.FieldError {
+	var errs []problem.FieldError
+	for i := range fields {
+		p := &fields[i]
+		dst := unsafe.Add(base, p.offset)
+		if p.parse == nil { // files
+			files := form.File[p.name]
+			if len(files) == 0 {
+				if p.required {
+					errs = append(errs, problem.FieldError{Location: p.loc, Message: "required file is missing"})
+				}
+				continue
+			}
+			if p.slice != nil {
+				*(*[]*multipart.FileHeader)(dst) = files
+			} else {
+				*(**multipart.FileHeader)(dst) = files[0]
+			}
+			st.Present |= p.bit
 			continue
 		}
-		key, val, _ := strings.Cut(pair, "=")
-		if needsUnescape(key) {
-			k, err := url.QueryUnescape(key)
-			if err != nil {
-				continue
-			}
-			key = k
+		vals := form.Value[p.name]
+		if len(vals) == 0 {
+			errs = p.absent(base, st, errs)
+			continue
 		}
-		for i := range ps {
-			p := &ps[i]
-			if p.name != key {
-				continue
-			}
-			var bit uint64
-			if i < 64 {
-				bit = 1 << i
-			}
-			if p.slice == nil && seen&bit != 0 {
-				break // the first value wins, as url.Values.Get
-			}
-			seen |= bit
-			if needsUnescape(val) {
-				v, err := url.QueryUnescape(val)
-				if err != nil {
-					errs = append(errs, problem.FieldError{Location: p.loc, Message: "invalid URL escape", Value: val})
-					break
-				}
-				val = v
-			}
-			dst := unsafe.Add(base, p.offset)
+		// Sent, so present: checked by its rules even at its zero
+		// value, unless a value did not parse (reported here).
+		ok := true
+		for j, v := range vals {
 			var err error
 			if p.slice != nil {
-				if val == "" {
-					break // ?tag= adds nothing
-				}
-				err = p.setSlice(dst, val)
-			} else {
-				err = p.set(val, dst)
+				err = p.setList(dst, v, false)
+			} else if j == 0 {
+				err = p.parse(v, dst)
 			}
 			if err != nil {
-				errs = append(errs, fieldErr(p.loc, err, val))
-			} else {
-				st.Present |= p.bit
+				errs = append(errs, fieldErr(p.loc, err, v))
+				ok = false
 			}
-			break
 		}
-	}
-	for i := range ps {
-		if i < 64 && seen&(1<<i) != 0 {
-			continue
+		if ok {
+			st.Present |= p.bit
 		}
-		errs = ps[i].absent(base, st, errs)
 	}
 	return errs
 }

@@ -1,21 +1,37 @@
 // Package codec is the pluggable JSON codec of vane's typed operations.
 //
 // A Codec turns request bodies into Go values and output values into
-// response bodies. The default, JSON, is github.com/goccy/go-json, chosen by
-// measurement (docs/json-codec.md has the figures): it follows
-// encoding/json's rules for struct tags, omitempty, MarshalJSON and
-// UnmarshalJSON, decodes a small body in a fifth of the time with one
-// allocation instead of five, and encodes in half the time. Where it fails,
-// vane decodes again with encoding/json, so that what is accepted and the
-// errors reported (byte offsets, field paths) are the standard library's.
-// Std is encoding/json itself. Another codec can be set per router or per
-// operation; it must keep encoding/json's semantics, since the schemas vane
-// documents are derived by those rules.
+// response bodies. The default, JSON, decodes strictly, as
+// encoding/json/v2 does by default, while keeping encoding/json's rules
+// for Go types (struct tags, omitempty, the string option, MarshalJSON and
+// UnmarshalJSON, embedded structs), by which vane derives its schemas:
+//
+//   - object keys match struct fields exactly: {"NAME":"a"} does not fill
+//     a field named "name" (an inexact key is an unknown key, and is
+//     ignored by the decoder);
+//   - an object with a key twice, anywhere in the document, is refused
+//     (*DuplicateKeyError);
+//   - strings must be valid UTF-8, and nothing may follow the value.
+//
+// It is github.com/goccy/go-json's implementation of the encoding/json/v2
+// API, chosen by measurement (docs/json-codec.md has the figures).
+// Failures carry their place in the document: *SyntaxError and
+// *DuplicateKeyError for malformed JSON, *TypeError for a well-formed value
+// that does not fit its field, each with a byte offset and a location such
+// as items[2].name.
+//
+// Std is encoding/json itself, which matches keys case-insensitively and
+// keeps the last of duplicate keys: it does not keep vane's promise that
+// keys match exactly and duplicates are refused. Another codec can be set
+// per router or per operation; it must keep encoding/json's rules for Go
+// types, since the schemas vane documents are derived by them, and takes
+// over the strictness above.
 package codec
 
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -29,11 +45,13 @@ type Codec interface {
 	Unmarshal(data []byte, v any) error
 }
 
-// JSON is the default codec: github.com/goccy/go-json, falling back to
-// encoding/json when it reports an error or panics.
-var JSON Codec = fastJSON{}
+// JSON is the default codec: strict decoding (see the package
+// documentation) by github.com/goccy/go-json/v2, and encoding by
+// github.com/goccy/go-json with encoding/json's output.
+var JSON Codec = strictJSON{}
 
-// Std is encoding/json.
+// Std is encoding/json. It matches keys case-insensitively and accepts
+// duplicate keys, the last one winning.
 var Std Codec = stdJSON{}
 
 type stdJSON struct{}
@@ -41,10 +59,71 @@ type stdJSON struct{}
 func (stdJSON) Marshal(v any) ([]byte, error)      { return json.Marshal(v) }
 func (stdJSON) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
+// SyntaxError is malformed JSON: the input is not one well-formed JSON
+// value in UTF-8.
+type SyntaxError struct {
+	Offset int64  // the byte offset at which the input stopped making sense
+	Path   string // the location being read, such as items[2] ("" at the top)
+	Msg    string // what is wrong: "invalid character '}' at start of value"
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Path == "" {
+		return "at byte offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
+	}
+	return "at byte offset " + strconv.FormatInt(e.Offset, 10) + " (in " + e.Path + "): " + e.Msg
+}
+
+// DuplicateKeyError is an object that has the same key twice.
+type DuplicateKeyError struct {
+	Key    string // the key, unescaped
+	Path   string // the location of the second member: items[2].name
+	Offset int64  // the byte offset of the second member's key
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return "duplicate key " + strconv.Quote(e.Key) + " at " + e.Path + " (byte offset " + strconv.FormatInt(e.Offset, 10) + ")"
+}
+
+// TypeError is a well-formed JSON value that does not fit the Go value it
+// is decoded into: a string for an int, a number out of range, a date-time
+// that does not parse.
+type TypeError struct {
+	Path     string // the value's location, such as items[2].name ("" for the root)
+	Expected string // the JSON type expected: "string", "integer", "number", "boolean", "array", "object"; or a Go type's name
+	Got      string // the JSON type received: "number", "string", …
+	Value    string // the JSON text received, when it is a short number or string; else ""
+	Message  string // the failure, for a client: "expected integer, got number 1.5"
+	Offset   int64
+	Err      error // the underlying error, if any (an UnmarshalJSON method's, say)
+}
+
+func (e *TypeError) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+func (e *TypeError) Unwrap() error { return e.Err }
+
 // Offset returns the byte offset in the input at which err, returned by a
-// codec's Unmarshal, happened: from *json.SyntaxError,
-// *json.UnmarshalTypeError, or any error with an Offset() int64 method.
+// codec's Unmarshal, happened: from this package's errors,
+// *json.SyntaxError, *json.UnmarshalTypeError, or any error with an
+// Offset() int64 method.
 func Offset(err error) (int64, bool) {
+	var syn *SyntaxError
+	if errors.As(err, &syn) {
+		return syn.Offset, true
+	}
+	var dup *DuplicateKeyError
+	if errors.As(err, &dup) {
+		return dup.Offset, true
+	}
+	var typ *TypeError
+	if errors.As(err, &typ) {
+		return typ.Offset, true
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return se.Offset, true
@@ -60,22 +139,21 @@ func Offset(err error) (int64, bool) {
 	return 0, false
 }
 
-// TypeError describes a JSON value of the wrong type for its Go field.
-type TypeError struct {
-	Path     string // dotted path of the field from the body's root ("items.name"); empty for the root
-	Expected string // JSON type expected ("string", "integer", …)
-	Got      string // JSON type received
-	Offset   int64
-}
-
 // AsTypeError reports whether err is a wrong-type error (as opposed to
-// malformed JSON) and describes it.
+// malformed JSON) and describes it: a *TypeError, or encoding/json's
+// *json.UnmarshalTypeError (whose path has no array indices).
 func AsTypeError(err error) (TypeError, bool) {
+	var t *TypeError
+	if errors.As(err, &t) {
+		return *t, true
+	}
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
 		return TypeError{}, false
 	}
-	return TypeError{Path: te.Field, Expected: jsonKind(te.Type.Kind().String()), Got: te.Value, Offset: te.Offset}, true
+	exp := jsonKind(te.Type.Kind().String())
+	return TypeError{Path: te.Field, Expected: exp, Got: te.Value, Offset: te.Offset,
+		Message: "expected " + exp + ", got " + te.Value}, true
 }
 
 func jsonKind(goKind string) string {

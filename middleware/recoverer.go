@@ -1,13 +1,9 @@
-// Package middleware holds vane's standard middleware, each a plain
-// func(http.Handler) http.Handler in its own file, usable with any router.
 package middleware
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
 )
@@ -34,13 +30,13 @@ func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
 			// One small allocation per request; not pooled, because a
 			// handler that (wrongly) writes after returning would then write
 			// into another request's response.
-			rw := &trackingWriter{ResponseWriter: w}
+			rw := &responseWriter{ResponseWriter: w}
 			defer func() {
 				v := recover()
 				if v == nil {
 					return
 				}
-				wrote := rw.wrote
+				wrote := rw.started()
 				if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(v)
 				}
@@ -70,46 +66,3 @@ func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
 		})
 	}
 }
-
-// trackingWriter records whether the response has started. It hides no
-// optional interface that matters: Flush, Hijack and the rest are reached
-// through Unwrap by http.ResponseController, and Flush and ReadFrom are
-// implemented directly for code that type-asserts.
-type trackingWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (w *trackingWriter) WriteHeader(code int) {
-	if code >= 200 || code == http.StatusSwitchingProtocols {
-		w.wrote = true // 1xx informational headers do not start the response
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *trackingWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *trackingWriter) ReadFrom(r io.Reader) (int64, error) {
-	w.wrote = true
-	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
-	}
-	return io.Copy(w.ResponseWriter, r)
-}
-
-func (w *trackingWriter) Flush() {
-	w.wrote = true
-	http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Hijack hands the connection over; the response is then the caller's.
-func (w *trackingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.wrote = true
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
-
-// Unwrap returns the underlying ResponseWriter, for http.ResponseController.
-func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

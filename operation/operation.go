@@ -60,7 +60,9 @@ const (
 	InCookie = "cookie"
 )
 
-// Parameter is one path, query, header or cookie parameter.
+// Parameter is one path, query, header or cookie parameter. A cookie
+// parameter bound into an http.Cookie is documented by its value, a
+// string.
 type Parameter struct {
 	Name        string
 	In          string // InPath, InQuery, InHeader or InCookie
@@ -68,9 +70,18 @@ type Parameter struct {
 	Required    bool
 	Deprecated  bool
 	Schema      *schema.Schema
-	// Style and Explode follow OpenAPI: a slice in the query accepts both
-	// repeated keys and comma-separated values and is documented as
-	// style "form", explode true.
+	// Style and Explode say how the value is sent, as OpenAPI defines
+	// them, and the binder accepts exactly that (package bind):
+	//
+	//   - a query list: "form", explode true by default, one value per
+	//     repeated key (?tag=a&tag=b, never split at commas); "form",
+	//     explode false with the field tag `explode:"false"`, one key with
+	//     values separated by commas (?ids=1,2,3); "spaceDelimited" or
+	//     "pipeDelimited" with the tag `style:"…"`, explode false;
+	//   - a query map or struct: "deepObject", explode true
+	//     (?filter[color]=red&filter[size]=m), one level of keys;
+	//   - a header list: "simple", explode false (a, b, c);
+	//   - anything else: empty (the location's default, a scalar).
 	Style   string
 	Explode *bool
 	Example any

@@ -92,9 +92,11 @@ func (p *Details) StatusCode() int {
 	return p.Status
 }
 
-// Write sends p as application/problem+json with its status, with Type
-// and Title filled in when empty (in a copy: p is not changed, so a shared
-// problem value is safe to write from many requests).
+// Write sends p as application/problem+json with its status and
+// X-Content-Type-Options: nosniff (so that no browser takes the body for
+// another type), with Type and Title filled in when empty (in a copy: p
+// is not changed, so a shared problem value is safe to write from many
+// requests).
 func Write(w http.ResponseWriter, p *Details) {
 	q := *p
 	p = &q
@@ -120,9 +122,12 @@ func Write(w http.ResponseWriter, p *Details) {
 	h := w.Header()
 	h["Content-Type"] = []string{ContentType}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(p.Status)
 	w.Write(body) //nolint:errcheck // the client went away; nothing to do
 }
+
+var nosniff = []string{"nosniff"}
 
 // marshal encodes without HTML escaping, so that messages read
 // "expected length <= 3" rather than "\u003c= 3".

@@ -52,7 +52,7 @@ func BenchmarkParamDesign(b *testing.B) {
 				}
 			}))
 		}
-		benchRequests(b, allocDispatch{r.mux}, reqs...)
+		benchRequests(b, newAllocDispatch(r, routes), reqs...)
 	})
 }
 
@@ -73,7 +73,7 @@ func TestParamDesignsAgree(t *testing.T) {
 		}))
 	}
 	for _, req := range tableRequests(routes) {
-		allocDispatch{r.mux}.ServeHTTP(newDiscard(), req)
+		newAllocDispatch(r, routes).ServeHTTP(newDiscard(), req)
 	}
 }
 
@@ -104,7 +104,18 @@ func scanParam(pattern, path, name string) string {
 
 // allocDispatch routes as dispatch does, then hands the handler a copy of
 // the request whose context holds the values.
-type allocDispatch struct{ m *mux }
+type allocDispatch struct {
+	m     *mux
+	names map[string][]string // by pattern
+}
+
+func newAllocDispatch(r *Router, routes []tableRoute) allocDispatch {
+	d := allocDispatch{r.mux, map[string][]string{}}
+	for _, rt := range routes {
+		d.names[rt.pattern] = rt.names
+	}
+	return d
+}
 
 type valuesContext struct {
 	context.Context
@@ -127,12 +138,13 @@ func (c *valuesContext) get(name string) string {
 func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var buf [stackParams]span
 	p := req.URL.Path
-	rt := d.m.compiled().lookup(req.Method, p, buf[:])
+	f := d.m.compiled()
+	rt := f.lookup(req.Method, p, buf[:])
 	if rt == nil {
 		d.m.miss(w, req, p)
 		return
 	}
-	req.Pattern = rt.pattern
+	req.Pattern = f.pattern(rt)
 	if rt.nparams == 0 {
 		rt.handler.ServeHTTP(w, req)
 		return
@@ -141,5 +153,5 @@ func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	for i := range vals {
 		vals[i] = p[buf[i].start:buf[i].end]
 	}
-	rt.handler.ServeHTTP(w, req.WithContext(&valuesContext{req.Context(), *rt.names, vals}))
+	rt.handler.ServeHTTP(w, req.WithContext(&valuesContext{req.Context(), d.names[req.Pattern], vals}))
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -35,7 +36,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)
 	case rt.nparams == 0:
-		req.Pattern = rt.pattern
+		req.Pattern = f.pattern(rt)
 		rt.handler.ServeHTTP(w, req)
 	case m.redirectClean && (rt.catchAll || dotted(p, buf[:rt.nparams])) && !cleanValues(rt, p, buf[:]):
 		// Patterns have no empty, "." or ".." segments, so only what
@@ -43,7 +44,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.unmatched(w, req, p, rt)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, buf[:]):
 	default:
-		m.serve(w, req, rt, p, buf[:], false)
+		m.serve(w, req, f, rt, p, buf[:], false)
 	}
 }
 
@@ -52,19 +53,19 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 // handler sees.
 func (m *mux) dispatchScratch(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
 	s := m.getScratch()
-	defer m.scratch.Put(s)
+	defer scratchPool.Put(s)
 	rt := f.lookup(req.Method, p, s.spans)
 	switch {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)
 	case rt.nparams == 0:
-		req.Pattern = rt.pattern
+		req.Pattern = f.pattern(rt)
 		rt.handler.ServeHTTP(w, req)
 	case m.redirectClean && !cleanValues(rt, p, s.spans):
 		m.unmatched(w, req, p, rt)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
 	default:
-		m.serve(w, req, rt, p, s.spans, false)
+		m.serve(w, req, f, rt, p, s.spans, false)
 	}
 }
 
@@ -75,8 +76,11 @@ type scratch struct {
 	buf   []byte
 }
 
+// scratchPool holds scratch space for every router.
+var scratchPool sync.Pool
+
 func (m *mux) getScratch() *scratch {
-	s, _ := m.scratch.Get().(*scratch)
+	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
@@ -107,7 +111,7 @@ func (m *mux) subtreeRedirect(w http.ResponseWriter, req *http.Request, p string
 		return false
 	}
 	s := m.getScratch()
-	defer m.scratch.Put(s)
+	defer scratchPool.Put(s)
 	s.buf = append(append(s.buf[:0], p...), '/')
 	alt := unsafe.String(&s.buf[0], len(s.buf))
 	other := m.compiled().lookup(req.Method, alt, s.spans)
@@ -166,14 +170,15 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 	// encoding of Path.
 	p := routingPath(req.URL.EscapedPath())
 	s := m.getScratch()
-	defer m.scratch.Put(s)
-	rt := m.compiled().lookup(req.Method, p, s.spans)
+	defer scratchPool.Put(s)
+	f := m.compiled()
+	rt := f.lookup(req.Method, p, s.spans)
 	switch {
 	case rt == nil:
 		m.miss(w, req, p)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
 	default:
-		m.serve(w, req, rt, p, s.spans, true)
+		m.serve(w, req, f, rt, p, s.spans, true)
 	}
 }
 
@@ -181,10 +186,12 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 // req.Pattern set to the route's pattern, from which Param reads the
 // values; with StdPathValues, the values at vals in the path p (escaped if
 // escaped) are also stored with req.SetPathValue.
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, rt *route, p string, vals []span, escaped bool) {
-	req.Pattern = rt.pattern
+func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *route, p string, vals []span, escaped bool) {
+	req.Pattern = f.pattern(rt)
 	if m.stdValues {
-		for i, name := range *rt.names {
+		h, _ := headerOf(req.Pattern)
+		for i := range int(rt.nparams) {
+			name := h.name(i, req.Pattern)
 			v := p[vals[i].start:vals[i].end]
 			if escaped && strings.IndexByte(v, '%') >= 0 {
 				if u, err := url.PathUnescape(v); err == nil {
@@ -231,7 +238,7 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 // or one added, matches a route of method. It does not allocate.
 func (m *mux) matchesWithSlashToggled(method, p string) bool {
 	s := m.getScratch()
-	defer m.scratch.Put(s)
+	defer scratchPool.Put(s)
 	alt := p[:len(p)-1]
 	if p[len(p)-1] != '/' {
 		s.buf = append(append(s.buf[:0], p...), '/')

@@ -50,32 +50,26 @@ type flatTrees struct {
 // compile flattens the pointer trees of m. Routes keep their registration
 // order.
 func compile(m *mux) *flatTrees {
-	f := &flatTrees{routes: make([]route, len(m.all))}
-	index := make(map[*registration]uint32, len(m.all))
-	names := map[string]*[]string{} // identical name lists share memory
-	for i, reg := range m.all {
+	regs := m.reg
+	f := &flatTrees{routes: make([]route, len(regs.all))}
+	index := make(map[*registration]uint32, len(regs.all))
+	patterns := make([]string, len(regs.all))
+	for i, reg := range regs.all {
 		f.routes[i] = reg.route
+		patterns[i] = reg.pattern
 		if reg.inner != nil {
 			if f.inner == nil {
 				f.inner = map[*route]http.Handler{}
 			}
 			f.inner[&f.routes[i]] = reg.inner
 		}
-		if reg.names != nil {
-			key := strings.Join(*reg.names, "/")
-			if shared, ok := names[key]; ok {
-				f.routes[i].names = shared
-			} else {
-				names[key] = reg.names
-			}
-		}
 		index[reg] = uint32(i + 1)
 	}
-	count := m.any.count()
-	for _, t := range m.trees {
+	count := regs.any.count()
+	for _, t := range regs.byMethod {
 		count += t.count()
 	}
-	for _, t := range m.custom {
+	for _, t := range regs.custom {
 		count += t.count()
 	}
 	f.nodes = make([]flatNode, 0, count)
@@ -128,45 +122,47 @@ func compile(m *mux) *flatTrees {
 		}
 		return uint32(i + 1)
 	}
-	for i, t := range m.trees {
+	for i, t := range regs.byMethod {
 		f.roots[i] = root(t)
 	}
-	if len(m.custom) > 0 {
-		f.custom = make(map[string]uint32, len(m.custom))
-		for name, t := range m.custom {
+	if len(regs.custom) > 0 {
+		f.custom = make(map[string]uint32, len(regs.custom))
+		for name, t := range regs.custom {
 			f.custom[name] = root(t)
 		}
 	}
-	f.any = root(m.any)
+	f.any = root(regs.any)
 	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding: match compares prefixes with 8-byte loads
 	f.text = text.String()
 	f.check()
+	f.compilePatterns(patterns)
 	f.buildStatic()
-	f.compilePatterns()
 	return f
 }
 
-// compilePatterns moves the routes' patterns into the pattern arena, where
-// Param finds their parameters (params.go), and marks the catch-all routes
-// that need the subtree redirect check.
-func (f *flatTrees) compilePatterns() {
-	patterns := make([]string, len(f.routes))
+// compilePatterns puts the routes' patterns (in route order) into the
+// pattern arena, where Param finds their parameters (params.go), and marks
+// the catch-all routes that need the subtree redirect check.
+func (f *flatTrees) compilePatterns(patterns []string) {
 	open := 0 // routes ending in '/' or a catch-all
-	for i := range f.routes {
-		p := f.routes[i].pattern
-		patterns[i] = p
+	for i, p := range patterns {
 		if p[len(p)-1] == '/' || f.routes[i].catchAll {
 			open++
 		}
 	}
-	text, inArena := buildArena(patterns)
+	text, offs := buildArena(patterns)
 	for i := range f.routes {
 		rt := &f.routes[i]
-		rt.pattern = inArena[i]
+		rt.pat, rt.plen = uint32(offs[i]), uint16(len(patterns[i]))
 		rt.slashProbe = rt.catchAll && open > 1
 	}
 	f.patterns = text
 	registerArena(f, text)
+}
+
+// pattern returns rt's pattern, in the pattern arena.
+func (f *flatTrees) pattern(rt *route) string {
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(f.patterns)), rt.pat)), int(rt.plen))
 }
 
 // count returns the number of nodes of the tree below n, n included.

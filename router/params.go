@@ -40,25 +40,26 @@ import (
 // The header before a pattern in its arena, read backwards from the
 // pattern's first byte p:
 //
-//	[keys] [params] slashes n len post flags 0xFF pattern…
+//	[keys] [params] slashes post flags n len 0xFF pattern…
 //
-// The fixed part (headerFixed bytes): slashes (the number of '/' in the
-// pattern), n (its number of parameters), len (its length) and post (the
-// length of the static text after its last parameter), little-endian
-// uint16s; flags (flagCatchAll); and 0xFF, a byte no UTF-8 text contains,
-// which marks the start of a pattern. len tells a string that points
-// elsewhere into a pattern, or is shorter, from the pattern itself.
-//
-// keys holds, for each parameter in order, its name's length and first
-// byte as one uint16 (length in the low byte), then zeros up to a multiple
-// of four keys: four keys are compared with one 8-byte load. params holds,
-// for each parameter, the index of its segment (the number of '/' before
-// it in the pattern) and the offset of its name in the pattern, two
-// uint16s.
+// 0xFF, a byte no UTF-8 text contains, marks the start of a pattern; len
+// (its length) tells a string that points elsewhere into a pattern, or is
+// shorter, from the pattern itself; n is its number of parameters. These
+// three are all a pattern without parameters has (headerMin bytes). With
+// parameters follow flags (flagCatchAll), post (the length of the static
+// text after the last parameter) and slashes (the number of '/' in the
+// pattern), then params: for each parameter in order, the index of its
+// segment (the number of '/' before it), the offset of its name in the
+// pattern, and its key (the name's length and first byte, length in the
+// low byte). All are little-endian uint16s. A pattern of more than four
+// parameters also has keys: the keys again, contiguous and padded with
+// zeros to a multiple of four, so that four are compared with one 8-byte
+// load.
 const (
 	patternMark  = 0xFF
-	headerFixed  = 10
-	paramSize    = 4
+	headerMin    = 5  // mark, len, n
+	headerFixed  = 10 // and flags, post, slashes
+	paramSize    = 6
 	flagCatchAll = 1 // the last parameter is a catch-all
 	maxNameLen   = 255
 
@@ -67,7 +68,15 @@ const (
 )
 
 // headerSize is the size of the header of a pattern of n parameters.
-func headerSize(n int) int { return headerFixed + keysSize(n) + paramSize*n }
+func headerSize(n int) int {
+	switch {
+	case n == 0:
+		return headerMin
+	case n <= 4:
+		return headerFixed + paramSize*n
+	}
+	return headerFixed + paramSize*n + keysSize(n)
+}
 
 // keysSize is the size of the keys of n parameters: whole words.
 func keysSize(n int) int { return int((uint(n) + 3) >> 2 << 3) }
@@ -93,47 +102,49 @@ var (
 )
 
 // buildArena returns the arena for patterns (well-formed, with names of at
-// most maxNameLen bytes), and each pattern as a string inside it.
-func buildArena(patterns []string) (string, []string) {
+// most maxNameLen bytes), and the offset of each in it.
+func buildArena(patterns []string) (string, []int) {
 	size := 0
 	for _, p := range patterns {
 		size += headerSize(strings.Count(p, "{")) + len(p)
 	}
+	size = max(size, 16) // never a tiny allocation
 	buf := make([]byte, 0, size)
 	offs := make([]int, len(patterns))
 	for i, p := range patterns {
 		catchAll, spans := paramSpans(p)
 		n := len(spans)
-		for j := range keysSize(n) / 2 {
-			key := 0
-			if j < n {
-				name := strings.TrimSuffix(p[spans[j][0]+1:spans[j][1]-1], "...")
-				key = len(name) | int(name[0])<<8
+		keys := make([]int, n)
+		for j, sp := range spans {
+			name := strings.TrimSuffix(p[sp[0]+1:sp[1]-1], "...")
+			keys[j] = len(name) | int(name[0])<<8
+		}
+		if n > 4 {
+			for j := range keysSize(n) / 2 {
+				key := 0
+				if j < n {
+					key = keys[j]
+				}
+				buf = le16(buf, key)
 			}
-			buf = le16(buf, key)
 		}
-		for _, s := range spans {
-			buf = le16(le16(buf, strings.Count(p[:s[0]], "/")), s[0]+1)
+		for j, sp := range spans {
+			buf = le16(le16(le16(buf, strings.Count(p[:sp[0]], "/")), sp[0]+1), keys[j])
 		}
-		post := len(p)
 		if n > 0 {
-			post -= spans[n-1][1]
+			flags := 0
+			if catchAll {
+				flags |= flagCatchAll
+			}
+			buf = le16(le16(buf, strings.Count(p, "/")), len(p)-spans[n-1][1])
+			buf = append(buf, byte(flags))
 		}
-		buf = le16(le16(le16(le16(buf, strings.Count(p, "/")), n), len(p)), post)
-		flags := byte(0)
-		if catchAll {
-			flags |= flagCatchAll
-		}
-		buf = append(buf, flags, patternMark)
+		buf = le16(le16(buf, n), len(p))
+		buf = append(buf, patternMark)
 		offs[i] = len(buf)
 		buf = append(buf, p...)
 	}
-	text := unsafe.String(unsafe.SliceData(buf), len(buf))
-	out := make([]string, len(patterns))
-	for i, p := range patterns {
-		out[i] = text[offs[i] : offs[i]+len(p)]
-	}
-	return text, out
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), offs
 }
 
 func le16(b []byte, v int) []byte { return append(b, byte(v), byte(v>>8)) }
@@ -229,19 +240,23 @@ func headerOf(pattern string) (header, bool) {
 		return header{}, false
 	}
 	d := uintptr(sp) - a.start
-	if d < headerFixed || d >= uintptr(len(a.text)) ||
-		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -6))) != len(pattern) ||
-		int(d) < headerSize(int(load16(unsafe.Add(sp, -8)))) {
+	if d < headerMin || d >= uintptr(len(a.text)) ||
+		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) ||
+		int(d) < headerSize(int(load16(unsafe.Add(sp, -5)))) {
 		return header{}, false
 	}
 	return header{sp}, true
 }
 
 func (h header) u16(off int) int { return int(load16(unsafe.Add(h.p, off))) }
-func (h header) slashes() int    { return h.u16(-10) }
-func (h header) n() int          { return h.u16(-8) }
-func (h header) post() int       { return h.u16(-4) }
-func (h header) catchAll() bool  { return *(*byte)(unsafe.Add(h.p, -2))&flagCatchAll != 0 }
+func (h header) n() int          { return h.u16(-5) }
+
+// name returns the name of parameter i of h's pattern.
+func (h header) name(i int, pattern string) string {
+	e := unsafe.Add(paramsAt(h.p, h.n()), paramSize*i)
+	off := int(load16(unsafe.Add(e, 2)))
+	return pattern[off : off+int(load16(unsafe.Add(e, 4))&0xff)]
+}
 
 // value returns the value of parameter name of h's route in the routed
 // path (routing the escaped path when rawPath is set, as dispatch does),
@@ -272,22 +287,33 @@ func (h header) extract(n, i int, path string) string { return extract(h.p, n, i
 // at p, or -1: four keys at a time, then the name itself.
 func index(p unsafe.Pointer, n int, name string) int {
 	l := len(name)
-	if l == 0 || l > maxNameLen {
+	if l == 0 || l > maxNameLen || n == 0 {
 		return -1
 	}
 	params := paramsAt(p, n)
-	keys := unsafe.Add(params, -keysSize(n))
-	want := (uint64(l) | uint64(name[0])<<8) * lanes16
+	key := uint16(l) | uint16(name[0])<<8
 	q := unsafe.Pointer(unsafe.StringData(name))
+	if n <= 4 {
+		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
+			if load16(unsafe.Add(e, 4)) == key && (l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l)) {
+				return i
+			}
+		}
+		return -1
+	}
+	match := func(i int) bool {
+		e := unsafe.Add(params, paramSize*i)
+		return load16(unsafe.Add(e, 4)) == key &&
+			(l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l))
+	}
+	keys := unsafe.Add(params, -keysSize(n))
+	want := uint64(key) * lanes16
 	for w := 0; w < n; w += 4 {
 		x := load64(unsafe.Add(keys, 2*w)) ^ want
 		// The lowest lane of x that is zero has its high bit set in m;
-		// lanes above it may be set falsely, so they are checked one by
-		// one when a name does not match.
+		// lanes above it may be set falsely, so each is checked.
 		for m := (x - lanes16) &^ x & high16; m != 0; m &= m - 1 {
-			i := w + bits.TrailingZeros64(m)>>4
-			if load16(unsafe.Add(keys, 2*i)) == uint16(want) &&
-				(l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
+			if i := w + bits.TrailingZeros64(m)>>4; i < n && match(i) {
 				return i
 			}
 		}
@@ -320,7 +346,7 @@ func extract(p unsafe.Pointer, n, i int, path string) string {
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
 	e := unsafe.Add(paramsAt(p, n), paramSize*i)
 	last := i == n-1
-	catchAll := *(*byte)(unsafe.Add(p, -2))&flagCatchAll != 0
+	catchAll := *(*byte)(unsafe.Add(p, -6))&flagCatchAll != 0
 	var start, stop int
 	switch {
 	case !last:
@@ -328,7 +354,7 @@ func extract(p unsafe.Pointer, n, i int, path string) string {
 	case catchAll:
 		stop = l
 	default:
-		if stop = l - int(load16(unsafe.Add(p, -4))); stop < 0 {
+		if stop = l - int(load16(unsafe.Add(p, -8))); stop < 0 {
 			return ""
 		}
 	}
@@ -437,42 +463,16 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 		return "", false
 	}
 	d := uintptr(sp) - a.start
-	if d < headerFixed || d >= uintptr(len(a.text)) ||
-		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -6))) != len(pattern) {
+	if d < headerMin || d >= uintptr(len(a.text)) ||
+		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) {
 		return "", false
 	}
-	n := int(load16(unsafe.Add(sp, -8)))
-	if int(d) < headerSize(n) || u.RawPath != "" {
+	n := int(load16(unsafe.Add(sp, -5)))
+	if n == 0 || int(d) < headerSize(n) || u.RawPath != "" {
 		return "", false
 	}
-	// index, inlined.
-	l := len(name)
-	if l == 0 || l > maxNameLen {
-		return "", false
-	}
-	params := paramsAt(sp, n)
-	keys := unsafe.Add(params, -keysSize(n))
-	key := uint16(l) | uint16(name[0])<<8
-	q := unsafe.Pointer(unsafe.StringData(name))
-	if n <= 4 {
-		for i := 0; i < n; i++ {
-			if load16(unsafe.Add(keys, 2*i)) == key &&
-				(l == 1 || equalName(unsafe.Add(sp, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
-				return extract(sp, n, i, u.Path), true
-			}
-		}
-		return "", false
-	}
-	want := uint64(key) * lanes16
-	for w := 0; w < n; w += 4 {
-		x := load64(unsafe.Add(keys, 2*w)) ^ want
-		for m := (x - lanes16) &^ x & high16; m != 0; m &= m - 1 {
-			i := w + bits.TrailingZeros64(m)>>4
-			if load16(unsafe.Add(keys, 2*i)) == uint16(want) &&
-				(l == 1 || equalName(unsafe.Add(sp, load16(unsafe.Add(params, paramSize*i+2))), q, l)) {
-				return extract(sp, n, i, u.Path), true
-			}
-		}
+	if i := index(sp, n, name); i >= 0 {
+		return extract(sp, n, i, u.Path), true
 	}
 	return "", false
 }

@@ -59,18 +59,14 @@ type Router struct {
 
 // mux is the state every router of a tree shares.
 type mux struct {
-	// Registration builds pointer trees; the first request compiles them
-	// into flat (flat.go) and drops them.
-	trees  [len(methodNames)]*node // one tree per standard method
-	custom map[string]*node        // trees of other methods
-	any    *node                   // Mount's routes, for every method
-	all    []*registration         // every route in registration order
-	flat   atomic.Pointer[flatTrees]
-	mu     sync.Mutex // serialises compiling
+	// Registration builds pointer trees (reg); the first request compiles
+	// them into flat (flat.go) and drops them.
+	reg  *trees
+	flat atomic.Pointer[flatTrees]
+	mu   sync.Mutex // serialises compiling
 
 	customNames []string // methods without a tree of their own, by route.method-firstCustom
 	maxParams   int
-	scratch     sync.Pool // *scratch: matching state no handler sees
 
 	rootMws  []func(http.Handler) http.Handler
 	handler  http.Handler // rootMws around dispatch, or nil without middleware
@@ -83,6 +79,14 @@ type mux struct {
 	stdValues     bool
 
 	root *Router // the router New returned
+}
+
+// trees are a router's routes as registered, until they are compiled.
+type trees struct {
+	byMethod [len(methodNames)]*node // one tree per standard method
+	custom   map[string]*node        // trees of other methods
+	any      *node                   // Mount's routes, for every method
+	all      []*registration         // every route in registration order
 }
 
 // methodNames are the methods with a tree of their own, in the order Allow
@@ -169,7 +173,7 @@ func StdPathValues(on bool) Option {
 
 // New returns an empty router.
 func New(opts ...Option) *Router {
-	m := &mux{redirectSlash: true, redirectClean: true, autoOptions: true}
+	m := &mux{reg: &trees{}, redirectSlash: true, redirectClean: true, autoOptions: true}
 	for _, o := range opts {
 		if o.apply != nil {
 			o.apply(m)
@@ -373,8 +377,8 @@ type RouteInfo struct {
 // Routes lists every registered route in registration order.
 func (r *Router) Routes() []RouteInfo {
 	m := r.mux
-	info := func(rt *route, inner http.Handler) RouteInfo {
-		return RouteInfo{m.methodName(rt.method), rt.pattern, handlerName(inner)}
+	info := func(rt *route, pattern string, inner http.Handler) RouteInfo {
+		return RouteInfo{m.methodName(rt.method), pattern, handlerName(inner)}
 	}
 	if f := m.flat.Load(); f != nil {
 		out := make([]RouteInfo, len(f.routes))
@@ -384,17 +388,17 @@ func (r *Router) Routes() []RouteInfo {
 			if !ok {
 				inner = rt.handler
 			}
-			out[i] = info(rt, inner)
+			out[i] = info(rt, f.pattern(rt), inner)
 		}
 		return out
 	}
-	out := make([]RouteInfo, len(m.all))
-	for i, reg := range m.all {
+	out := make([]RouteInfo, len(m.reg.all))
+	for i, reg := range m.reg.all {
 		inner := reg.inner
 		if inner == nil {
 			inner = reg.handler
 		}
-		out[i] = info(&reg.route, inner)
+		out[i] = info(&reg.route, reg.pattern, inner)
 	}
 	return out
 }
@@ -444,10 +448,8 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	if inner == nil && len(r.mws) > 0 {
 		inner = h
 	}
-	reg := &registration{inner: inner, route: route{
+	reg := &registration{inner: inner, pattern: pattern, route: route{
 		handler:  chain(r.mws, h),
-		pattern:  pattern,
-		names:    namesPtr(names),
 		nparams:  uint16(len(names)),
 		method:   uint8(id),
 		catchAll: parts[len(parts)-1].kind == catchAllNode,
@@ -459,7 +461,7 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 		panic(fmt.Sprintf("vane: %s %s conflicts with %s %s: both match the same paths", method, pattern, m.methodName(old.method), old.pattern))
 	}
 	m.maxParams = max(m.maxParams, len(names))
-	m.all = append(m.all, reg)
+	m.reg.all = append(m.reg.all, reg)
 	r.routes++
 }
 
@@ -475,7 +477,7 @@ func (m *mux) compiled() *flatTrees {
 		return f
 	}
 	f := compile(m)
-	m.trees, m.custom, m.any, m.all = [len(methodNames)]*node{}, nil, nil, nil
+	m.reg = nil
 	m.flat.Store(f)
 	return f
 }
@@ -483,32 +485,24 @@ func (m *mux) compiled() *flatTrees {
 // tree returns the tree of method, creating it if asked.
 func (m *mux) tree(method string, create bool) *node {
 	if method == anyMethod {
-		if m.any == nil && create {
-			m.any = &node{}
+		if m.reg.any == nil && create {
+			m.reg.any = &node{}
 		}
-		return m.any
+		return m.reg.any
 	}
 	if i := methodIndex(method); i >= 0 {
-		if m.trees[i] == nil && create {
-			m.trees[i] = &node{}
+		if m.reg.byMethod[i] == nil && create {
+			m.reg.byMethod[i] = &node{}
 		}
-		return m.trees[i]
+		return m.reg.byMethod[i]
 	}
-	t := m.custom[method]
+	t := m.reg.custom[method]
 	if t == nil && create {
-		if m.custom == nil {
-			m.custom = map[string]*node{}
+		if m.reg.custom == nil {
+			m.reg.custom = map[string]*node{}
 		}
 		t = &node{}
-		m.custom[method] = t
+		m.reg.custom[method] = t
 	}
 	return t
-}
-
-func namesPtr(names []string) *[]string {
-	if len(names) == 0 {
-		return nil
-	}
-	names = slices.Clip(names)
-	return &names
 }

@@ -63,14 +63,14 @@ func (f *flatTrees) buildStatic() {
 		cost := 0
 		for _, k := range keys {
 			rt := &f.routes[k]
-			h := ix.hash(rt.method, rt.pattern)
+			h := ix.hash(rt.method, f.pattern(rt))
 			i := h & ix.mask
 			for ix.slots[i] != 0 {
 				i = (i + 1) & ix.mask
 				cost++
 			}
 			ix.slots[i] = h&^(1<<32-1) | uint64(k+1)
-			b := filterBit(rt.method, rt.pattern)
+			b := filterBit(rt.method, f.pattern(rt))
 			ix.filter[b>>6] |= 1 << (b & 63)
 		}
 		if bestCost < 0 || cost < bestCost {
@@ -110,7 +110,7 @@ func (f *flatTrees) findStatic(method uint8, path string) *route {
 			return nil
 		}
 		if s>>32 == tag {
-			if rt := &f.routes[uint32(s)-1]; rt.method == method && rt.pattern == path {
+			if rt := &f.routes[uint32(s)-1]; rt.method == method && f.pattern(rt) == path {
 				return rt
 			}
 		}

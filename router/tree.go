@@ -53,9 +53,9 @@ type node struct {
 // route is a route as serving sees it (compiled into flatTrees.routes).
 type route struct {
 	handler  http.Handler // middleware chain composed at registration
-	pattern  string       // the full pattern, group prefix included
-	names    *[]string    // parameter names in pattern order, shared by routes with the same; nil if none
-	nparams  uint16       // len(*names)
+	pat      uint32       // the full pattern, group prefix included: its offset in flatTrees.patterns
+	plen     uint16       // and its length
+	nparams  uint16       // number of parameters
 	method   uint8        // route method number (router.go)
 	catchAll bool         // the last parameter is a catch-all
 
@@ -69,7 +69,8 @@ type route struct {
 // registration is a route as registered, kept until the trees are compiled.
 type registration struct {
 	route
-	inner http.Handler // the handler as registered, for Routes, if not handler
+	pattern string       // the full pattern, group prefix included
+	inner   http.Handler // the handler as registered, for Routes, if not handler
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes

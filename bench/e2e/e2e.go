@@ -1,10 +1,13 @@
 // Package e2e runs the end-to-end workload: in each of several rounds,
 // each implementation of the service serves on 127.0.0.1 in turn, is
 // checked to answer correctly, warmed up, and loaded by wrk for a fixed
-// time; then it is stopped. The order is rotated each round
-// (report.RoundOrder) and the report takes the median over the rounds.
-// Only loopback addresses are used, every run is bounded in time, and
-// every server is stopped at the end, whatever happens.
+// time; then it is stopped. The server runs on one CPU and wrk on another
+// (taskset), so that the load generator never competes with the server.
+// The order is rotated each round (report.RoundOrder); the report pairs
+// the rounds into ratios. Only loopback addresses are used, every run is
+// bounded in time, and every server is stopped at the end, whatever
+// happens. Nothing here installs anything: wrk and FastAPI's environment
+// come from bench/setup, and a missing one is named with how to get it.
 package e2e
 
 import (
@@ -21,6 +24,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,9 +35,13 @@ import (
 // Options bound the run.
 type Options struct {
 	Dir              string // where raw wrk output is kept
+	Stamp            string // names the run's files (a UTC time stamp)
 	Duration, Warmup time.Duration
 	Conns, Threads   int
 	Rounds           int      // every server measured once per round; 1 when < 1
+	ServerCPU        int      // the CPU every server runs on
+	WrkCPU           int      // the CPU wrk runs on
+	Venv             string   // FastAPI's Python environment (made by bench/setup)
 	Only             []string // implementations to run (net/http or net-http); all when empty
 	Log              io.Writer
 }
@@ -41,12 +49,12 @@ type Options struct {
 // Server is one implementation of the service.
 type Server struct {
 	Name    string
-	Pending string                     // why it cannot run yet ("" when it can)
+	Absent  string                     // why it cannot run here ("" when it can): a tool not installed
 	Command func(addr string) []string // the command that serves on addr
 }
 
 // Servers lists the implementations in report order. serveBin is the
-// built cmd/serve; venv the Python virtual environment for FastAPI.
+// built cmd/serve; venv the Python environment holding FastAPI.
 func Servers(serveBin, venv string) []Server {
 	goServer := func(impl string) func(string) []string {
 		return func(addr string) []string { return []string{serveBin, "-impl", impl, "-addr", addr} }
@@ -60,24 +68,47 @@ func Servers(serveBin, venv string) []Server {
 		{Name: "chi", Command: goServer("chi")},
 		{Name: "huma", Command: goServer("huma")},
 		{Name: "fiber", Command: goServer("fiber")},
-		{Name: "fastapi", Command: func(addr string) []string {
-			host, port, _ := net.SplitHostPort(addr)
-			return []string{filepath.Join(venv, "bin", "uvicorn"), "--app-dir", "e2e/fastapi", "main:app",
-				"--host", host, "--port", port, "--workers", "2", "--no-access-log", "--log-level", "warning"}
-		}},
 	}
-	return list
+	uvicorn := filepath.Join(venv, "bin", "uvicorn")
+	fastapi := Server{Name: "fastapi", Command: func(addr string) []string {
+		host, port, _ := net.SplitHostPort(addr)
+		// One worker: the server has one CPU.
+		return []string{uvicorn, "--app-dir", "e2e/fastapi", "main:app",
+			"--host", host, "--port", port, "--workers", "1", "--no-access-log", "--log-level", "warning"}
+	}}
+	if _, err := os.Stat(uvicorn); err != nil {
+		fastapi.Absent = fmt.Sprintf("FastAPI is not installed in %s: run bench/setup (make bench-e2e runs it)", venv)
+	}
+	return append(list, fastapi)
 }
 
-// Run measures every server in turn, o.Rounds times.
+// ErrNoWrk is returned when wrk is not installed.
+var ErrNoWrk = errors.New("wrk is not installed: run bench/setup (make bench-e2e runs it) or scripts/setup, which install Debian's package (apt-get install wrk)")
+
+// pinned is argv run on cpu alone.
+func pinned(cpu int, argv ...string) []string {
+	return append([]string{"taskset", "-c", strconv.Itoa(cpu)}, argv...)
+}
+
+// Run measures every server in turn, o.Rounds times: each server on
+// o.ServerCPU alone (Go servers with GOMAXPROCS=1), wrk on o.WrkCPU alone.
 func Run(o Options) (*report.E2E, error) {
 	if o.Rounds < 1 {
 		o.Rounds = 1
 	}
+	if o.Stamp == "" {
+		o.Stamp = time.Now().UTC().Format("20060102-150405")
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, "e2e: "+format+"\n", args...) }
-	wrk, err := ensureWrk(logf)
+	wrk, err := exec.LookPath("wrk")
 	if err != nil {
-		return nil, err
+		return nil, ErrNoWrk
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		return nil, errors.New("taskset is not installed: servers and wrk run pinned to their CPUs with it (Debian package util-linux)")
+	}
+	if o.ServerCPU == o.WrkCPU {
+		return nil, fmt.Errorf("the servers and wrk must run on different CPUs (both %d)", o.ServerCPU)
 	}
 	if err := os.MkdirAll("bin", 0o755); err != nil {
 		return nil, err
@@ -87,25 +118,21 @@ func Run(o Options) (*report.E2E, error) {
 	if out, err := exec.Command("go", "build", "-o", serveBin, "./cmd/serve").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building cmd/serve: %v\n%s", err, out)
 	}
-	venv, _ := filepath.Abs(".venv")
-	fastapiErr := ensureFastAPI(venv, logf)
 
-	stamp := time.Now().UTC()
 	res := &report.E2E{
-		Date:     stamp.Format("2006-01-02 15:04"),
-		Tool:     wrkVersion(wrk),
-		Command:  fmt.Sprintf("wrk -t %d -c %d -d %s --latency -H 'Authorization: %s' http://127.0.0.1:PORT%s", o.Threads, o.Conns, o.Duration, Auth, Path),
-		Warmup:   o.Warmup.String(),
-		Duration: o.Duration.String(),
-		Threads:  o.Threads,
-		Conns:    o.Conns,
-		Rounds:   o.Rounds,
+		Date:          time.Now().UTC().Format("2006-01-02 15:04"),
+		Stamp:         o.Stamp,
+		Tool:          wrkVersion(wrk),
+		ServerCommand: strings.Join(pinned(o.ServerCPU, "env", "GOMAXPROCS=1", "bin/serve", "-impl", "NAME", "-addr", "127.0.0.1:PORT"), " "),
+		Command:       strings.Join(pinned(o.WrkCPU, append([]string{"wrk"}, wrkArgs(o, o.Duration, true, "http://127.0.0.1:PORT"+Path)...)...), " "),
+		Pinning:       fmt.Sprintf("Each server ran on CPU %d alone, Go servers with GOMAXPROCS=1 (FastAPI: one uvicorn worker), and wrk on CPU %d alone, so that the load generator never takes the server's CPU", o.ServerCPU, o.WrkCPU),
+		Warmup:        o.Warmup.String(),
+		Duration:      o.Duration.String(),
+		Threads:       o.Threads,
+		Conns:         o.Conns,
+		Rounds:        o.Rounds,
 	}
-	if fastapiErr == nil {
-		out, _ := exec.Command(filepath.Join(venv, "bin", "python"), "-c",
-			"import fastapi, uvicorn; print('FastAPI %s and uvicorn %s (2 workers, from PyPI)' % (fastapi.__version__, uvicorn.__version__))").Output()
-		res.Versions = strings.TrimSpace(string(out)) + "; Go servers run with GOMAXPROCS = the machine's cores; fiber v3 on its own fasthttp server."
-	}
+	res.Command = strings.Replace(res.Command, "-H Authorization: "+Auth, "-H 'Authorization: "+Auth+"'", 1)
 	// An interrupt stops the server being measured (it runs in its own
 	// process group, out of the terminal's reach) before the run ends.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -118,23 +145,33 @@ func Run(o Options) (*report.E2E, error) {
 		runnable []string
 		byName   = map[string]Server{}
 	)
-	for _, s := range Servers(serveBin, venv) {
+	for _, s := range Servers(serveBin, o.Venv) {
 		if len(o.Only) > 0 && !contains(o.Only, s.Name) && !contains(o.Only, safe(s.Name)) {
 			continue
 		}
 		servers = append(servers, s)
-		switch {
-		case s.Pending != "":
-			fixed[s.Name] = report.E2EResult{Name: s.Name, Status: report.StatePending, Reason: s.Pending}
-		case s.Name == "fastapi" && fastapiErr != nil:
-			fixed[s.Name] = report.E2EResult{Name: s.Name, Status: "failed", Reason: "FastAPI could not be installed: " + fastapiErr.Error()}
-		default:
-			runnable = append(runnable, s.Name)
-			byName[s.Name] = s
+		if s.Absent != "" {
+			logf("%s: %s", s.Name, s.Absent)
+			fixed[s.Name] = report.E2EResult{Name: s.Name, Status: report.StateAbsent, Reason: s.Absent}
+			continue
 		}
+		runnable = append(runnable, s.Name)
+		byName[s.Name] = s
+	}
+	var notes []string
+	if contains(runnable, "fastapi") {
+		out, _ := exec.Command(filepath.Join(o.Venv, "bin", "python"), "-c",
+			"import fastapi, uvicorn; print('FastAPI %s and uvicorn %s (one worker)' % (fastapi.__version__, uvicorn.__version__))").Output()
+		notes = append(notes, strings.TrimSpace(string(out)))
+	}
+	if contains(runnable, "fiber") {
+		notes = append(notes, "fiber v3 on its own fasthttp server")
+	}
+	if len(notes) > 0 {
+		res.Versions = strings.Join(notes, "; ") + "."
 	}
 	per := time.Duration(o.Rounds*len(runnable)) * (o.Warmup + o.Duration + 2*time.Second)
-	logf("%d rounds of %d servers: about %s", o.Rounds, len(runnable), per.Round(time.Second))
+	logf("%d rounds of %d servers. A guess made before measuring anything: about %s (warm-up + duration + 2 s of start and check per server); each round's end gives an estimate from the times measured.", o.Rounds, len(runnable), per.Round(time.Second))
 	rounds := map[string][]report.E2ERound{}
 	started := time.Now()
 	for round := 0; round < o.Rounds; round++ {
@@ -146,7 +183,7 @@ func Run(o Options) (*report.E2E, error) {
 				return res, errors.New("interrupted: every server stopped")
 			}
 			s := byName[name]
-			raw := filepath.Join(o.Dir, fmt.Sprintf("e2e-%s-r%d-%s.txt", stamp.Format("20060102-150405"), round+1, safe(name)))
+			raw := filepath.Join(o.Dir, fmt.Sprintf("e2e-%s-r%d-%s.txt", o.Stamp, round+1, safe(name)))
 			logf("round %d/%d, %s: starting", round+1, o.Rounds, name)
 			m := measure(ctx, s, wrk, o, raw, logf)
 			x := report.E2ERound{Round: round + 1, Position: pos + 1, Status: m.Status, Reason: m.Reason,
@@ -165,7 +202,9 @@ func Run(o Options) (*report.E2E, error) {
 		if ctx.Err() != nil {
 			return res, errors.New("interrupted: every server stopped")
 		}
-		logf("round %d/%d done after %s", round+1, o.Rounds, time.Since(started).Round(time.Second))
+		took := time.Since(started)
+		left := took / time.Duration(round+1) * time.Duration(o.Rounds-round-1)
+		logf("round %d/%d done after %s; about %s left (from the rounds measured)", round+1, o.Rounds, took.Round(time.Second), left.Round(time.Second))
 	}
 	for _, s := range servers {
 		r, ok := fixed[s.Name]
@@ -181,6 +220,15 @@ func Run(o Options) (*report.E2E, error) {
 		res.Results = append(res.Results, r)
 	}
 	return res, nil
+}
+
+// wrkArgs are wrk's arguments for one pass of d against url.
+func wrkArgs(o Options, d time.Duration, latency bool, url string) []string {
+	a := []string{"-t", strconv.Itoa(o.Threads), "-c", strconv.Itoa(o.Conns), "-d", fmt.Sprintf("%ds", int(d.Seconds())), "--timeout", "2s", "-H", "Authorization: " + Auth}
+	if latency {
+		a = append(a, "--latency")
+	}
+	return append(a, url)
 }
 
 func contains(xs []string, x string) bool {
@@ -202,8 +250,9 @@ func measure(ctx context.Context, s Server, wrk string, o Options, rawFile strin
 		r.Reason = err.Error()
 		return r
 	}
-	argv := s.Command(addr)
+	argv := pinned(o.ServerCPU, s.Command(addr)...)
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // uvicorn's workers stop with it
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -222,21 +271,18 @@ func measure(ctx context.Context, s Server, wrk string, o Options, rawFile strin
 		r.Status, r.Reason = report.StateWrong, err.Error()
 		return r
 	}
-	args := func(d time.Duration, latency bool) []string {
-		a := []string{"-t", fmt.Sprint(o.Threads), "-c", fmt.Sprint(o.Conns), "-d", fmt.Sprintf("%ds", int(d.Seconds())), "--timeout", "2s", "-H", "Authorization: " + Auth}
-		if latency {
-			a = append(a, "--latency")
-		}
-		return append(a, url)
+	load := func(d time.Duration, latency bool) []string {
+		return pinned(o.WrkCPU, append([]string{wrk}, wrkArgs(o, d, latency, url)...)...)
 	}
 	logf("%s: warming up for %s", s.Name, o.Warmup)
-	if _, err := runBounded(ctx, wrk, args(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
+	if _, err := runBounded(ctx, load(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
 		r.Reason = "warm-up: " + err.Error()
 		return r
 	}
 	logf("%s: measuring for %s", s.Name, o.Duration)
-	out, err := runBounded(ctx, wrk, args(o.Duration, true), o.Duration+30*time.Second)
-	os.WriteFile(rawFile, []byte(strings.Join(append([]string{wrk}, args(o.Duration, true)...), " ")+"\n"+out), 0o644)
+	argv = load(o.Duration, true)
+	out, err := runBounded(ctx, argv, o.Duration+30*time.Second)
+	os.WriteFile(rawFile, []byte(strings.Join(argv, " ")+"\n"+out), 0o644)
 	if err != nil {
 		r.Reason = "wrk: " + err.Error()
 		return r
@@ -338,29 +384,14 @@ func checkAnswer(url string) error {
 	return nil
 }
 
-func runBounded(ctx context.Context, name string, args []string, limit time.Duration) (string, error) {
+func runBounded(ctx context.Context, argv []string, limit time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("%v: %s", err, lastLine(string(out)))
 	}
 	return string(out), nil
-}
-
-// ensureWrk finds wrk, installing Debian's package when it is absent.
-func ensureWrk(logf func(string, ...any)) (string, error) {
-	if p, err := exec.LookPath("wrk"); err == nil {
-		return p, nil
-	}
-	logf("wrk is absent: apt-get install -y wrk")
-	if err := exec.Command("apt-get", "install", "-y", "wrk").Run(); err != nil {
-		exec.Command("apt-get", "update").Run()
-		if out, err := exec.Command("apt-get", "install", "-y", "wrk").CombinedOutput(); err != nil {
-			return "", fmt.Errorf("wrk is not installed and apt-get could not install it: %v\n%s", err, out)
-		}
-	}
-	return exec.LookPath("wrk")
 }
 
 func wrkVersion(wrk string) string {
@@ -370,26 +401,4 @@ func wrkVersion(wrk string) string {
 		line = line[:i]
 	}
 	return line
-}
-
-// ensureFastAPI installs FastAPI and uvicorn from PyPI into venv once.
-func ensureFastAPI(venv string, logf func(string, ...any)) error {
-	want, err := os.ReadFile("e2e/fastapi/requirements.txt")
-	if err != nil {
-		return err
-	}
-	marker := filepath.Join(venv, "installed-requirements.txt")
-	if have, err := os.ReadFile(marker); err == nil && bytes.Equal(have, want) {
-		return nil
-	}
-	logf("installing FastAPI and uvicorn from PyPI into %s", venv)
-	py := "python3"
-	if out, err := exec.Command(py, "-m", "venv", venv).CombinedOutput(); err != nil {
-		return fmt.Errorf("python3 -m venv: %v: %s", err, lastLine(string(out)))
-	}
-	pip := filepath.Join(venv, "bin", "pip")
-	if out, err := exec.Command(pip, "install", "-q", "-r", "e2e/fastapi/requirements.txt").CombinedOutput(); err != nil {
-		return fmt.Errorf("pip install: %v: %s", err, lastLine(string(out)))
-	}
-	return os.WriteFile(marker, want, 0o644)
 }

@@ -30,8 +30,11 @@ func bunrouterMiddleware(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 	}
 }
 
-func bunrouterHandler(i int, r routes.Route, write bool) bunrouter.HandlerFunc {
+func bunrouterHandler(i int, r routes.Route, write, read bool) bunrouter.HandlerFunc {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
 		hit(i)
 		for _, n := range names {
@@ -49,7 +52,7 @@ func bunrouterRouter(s Spec) (http.Handler, error) {
 		}
 		r := bunrouter.New(opts...)
 		for i, rt := range s.Routes {
-			r.Handle(rt.Method, rt.Colon(), bunrouterHandler(i, rt, s.Write))
+			r.Handle(rt.Method, rt.Colon(), bunrouterHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return r, nil
 	})
@@ -58,11 +61,11 @@ func bunrouterRouter(s Spec) (http.Handler, error) {
 func bunrouterGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := bunrouter.New()
-		r.GET("/api/health", bunrouterHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		r.GET("/api/health", bunrouterHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
 		r.Use(bunrouterMiddleware).WithGroup("/api", func(g *bunrouter.Group) {
 			g.Use(bunrouterMiddleware).WithGroup("/v1", func(g *bunrouter.Group) {
-				g.GET("/users/:id", bunrouterHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
-				g.GET("/posts/:id", bunrouterHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+				g.GET("/users/:id", bunrouterHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+				g.GET("/posts/:id", bunrouterHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 			})
 		})
 		return r, nil

@@ -109,25 +109,31 @@ func get(path string) Request { return Request{Method: "GET", Path: path} }
 // Cases returns every in-process case, in report order.
 func Cases() []Case {
 	var cs []Case
-	// 1. Route tables.
-	for _, tc := range routes.Cases() {
-		t := routes.MustLoad(tc.Table)
-		var reqs []Request
-		for _, r := range tc.Requests {
-			reqs = append(reqs, Request{Method: r.Method, Path: r.Path})
+	// 1. Route tables, twice: handlers that read every parameter of their
+	// route, and handlers that read none.
+	for _, variant := range []struct {
+		category string
+		noRead   bool
+	}{{"TablesRead", false}, {"TablesNoRead", true}} {
+		for _, tc := range routes.Cases() {
+			t := routes.MustLoad(tc.Table)
+			var reqs []Request
+			for _, r := range tc.Requests {
+				reqs = append(reqs, Request{Method: r.Method, Path: r.Path})
+			}
+			// The check asks every route of the table and the case's own requests.
+			var all []Request
+			for _, r := range t.Routes {
+				all = append(all, Request{Method: r.Method, Path: r.Pattern})
+			}
+			all = append(all, reqs...)
+			cs = append(cs, Case{
+				Category: variant.category, Name: tc.Name, Workload: "router",
+				build:    routerOf(Spec{Routes: t.Routes, NoRead: variant.noRead}),
+				requests: reqs,
+				check:    routingCheckReads(t, all, 0, false, !variant.noRead),
+			})
 		}
-		// The check asks every route of the table and the case's own requests.
-		var all []Request
-		for _, r := range t.Routes {
-			all = append(all, Request{Method: r.Method, Path: r.Pattern})
-		}
-		all = append(all, reqs...)
-		cs = append(cs, Case{
-			Category: "Tables", Name: tc.Name, Workload: "router",
-			build:    routerOf(Spec{Routes: t.Routes}),
-			requests: reqs,
-			check:    routingCheck(t, all, 0, false),
-		})
 	}
 	// 2. Micro.
 	for _, m := range microCases() {
@@ -158,7 +164,7 @@ func Cases() []Case {
 		check:    routingCheck(groups, []Request{get("/api/v1/users/42"), get("/api/v1/posts/7")}, 2, false),
 	})
 	cs = append(cs, Case{
-		Category: "Middleware", Name: "Parallel", Workload: "router", Parallel: true,
+		Category: "Parallel", Name: "Param", Workload: "router", Parallel: true,
 		build:    routerOf(Spec{Routes: param.Routes}),
 		requests: []Request{get("/user/gordon")},
 		check:    routingCheck(param, []Request{get("/user/gordon")}, 0, false),
@@ -255,6 +261,12 @@ func microCases() []micro {
 // routingCheck serves every request and compares the route that ran and
 // the parameter values it read with the reference answer of t.Lookup.
 func routingCheck(t routes.Table, reqs []Request, middleware int, write bool) func(http.Handler) error {
+	return routingCheckReads(t, reqs, middleware, write, true)
+}
+
+// routingCheckReads is routingCheck for handlers that read every parameter
+// (read) or none: then the check holds them to reading nothing.
+func routingCheckReads(t routes.Table, reqs []Request, middleware int, write, read bool) func(http.Handler) error {
 	return func(h http.Handler) error {
 		var errs []string
 		for _, r := range reqs {
@@ -264,7 +276,7 @@ func routingCheck(t routes.Table, reqs []Request, middleware int, write bool) fu
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r.NewRequest())
 			probe = nil
-			if msg := compare(t, want, rec, w, middleware, write); msg != "" {
+			if msg := compare(t, want, rec, w, middleware, write, read); msg != "" {
 				errs = append(errs, fmt.Sprintf("%s %s: %s", r.Method, r.Path, msg))
 			}
 		}
@@ -278,7 +290,7 @@ func routingCheck(t routes.Table, reqs []Request, middleware int, write bool) fu
 	}
 }
 
-func compare(t routes.Table, want Match, got *Recorder, w *httptest.ResponseRecorder, middleware int, write bool) string {
+func compare(t routes.Table, want Match, got *Recorder, w *httptest.ResponseRecorder, middleware int, write, read bool) string {
 	if want.Route < 0 {
 		if got.Route >= 0 {
 			return fmt.Sprintf("want 404, route %s ran", t.Routes[got.Route].Pattern)
@@ -297,6 +309,15 @@ func compare(t routes.Table, want Match, got *Recorder, w *httptest.ResponseReco
 	if w.Code != http.StatusOK {
 		return fmt.Sprintf("status %d", w.Code)
 	}
+	if got.Middleware != middleware {
+		return fmt.Sprintf("%d middleware ran, want %d", got.Middleware, middleware)
+	}
+	if !read {
+		if len(got.Params) > 0 {
+			return fmt.Sprintf("the handler read %d parameters, want none", len(got.Params))
+		}
+		return ""
+	}
 	kinds := map[string]routes.Kind{}
 	for _, s := range t.Routes[want.Route].Segments() {
 		kinds[s.Text] = s.Kind
@@ -306,7 +327,6 @@ func compare(t routes.Table, want Match, got *Recorder, w *httptest.ResponseReco
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var order []string
 	for _, n := range names {
 		v, ok := got.Params[n]
 		// httprouter and gin keep the leading "/" of a catch-all's value.
@@ -316,10 +336,6 @@ func compare(t routes.Table, want Match, got *Recorder, w *httptest.ResponseReco
 		if !ok || v != want.Params[n] {
 			return fmt.Sprintf("param %s = %q, want %q", n, got.Params[n], want.Params[n])
 		}
-		order = append(order, v)
-	}
-	if got.Middleware != middleware {
-		return fmt.Sprintf("%d middleware ran, want %d", got.Middleware, middleware)
 	}
 	if write {
 		var b strings.Builder

@@ -27,9 +27,12 @@ func chiPattern(r routes.Route) string {
 	return r.Convert(func(n string) string { return "{" + n + "}" }, func(string) string { return "*" })
 }
 
-func chiHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+func chiHandler(i int, r routes.Route, write, read bool) http.HandlerFunc {
 	var names, keys []string
 	for _, s := range r.Segments() {
+		if !read {
+			break
+		}
 		switch s.Kind {
 		case routes.Param:
 			names, keys = append(names, s.Text), append(keys, s.Text)
@@ -50,7 +53,7 @@ func chiRouter(s Spec) (http.Handler, error) {
 		r := chi.NewRouter()
 		r.Use(stdChain(s.Middleware)...)
 		for i, rt := range s.Routes {
-			r.MethodFunc(rt.Method, chiPattern(rt), chiHandler(i, rt, s.Write))
+			r.MethodFunc(rt.Method, chiPattern(rt), chiHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return r, nil
 	})
@@ -59,13 +62,13 @@ func chiRouter(s Spec) (http.Handler, error) {
 func chiGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := chi.NewRouter()
-		r.Get("/api/health", chiHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		r.Get("/api/health", chiHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
 		r.Route("/api", func(r chi.Router) {
 			r.Use(stdMiddleware)
 			r.Route("/v1", func(r chi.Router) {
 				r.Use(stdMiddleware)
-				r.Get("/users/{id}", chiHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
-				r.Get("/posts/{id}", chiHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+				r.Get("/users/{id}", chiHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+				r.Get("/posts/{id}", chiHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 			})
 		})
 		return r, nil

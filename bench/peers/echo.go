@@ -33,9 +33,12 @@ func echoPattern(r routes.Route) string {
 	return r.Convert(func(n string) string { return ":" + n }, func(string) string { return "*" })
 }
 
-func echoHandler(i int, r routes.Route, write bool) echo.HandlerFunc {
+func echoHandler(i int, r routes.Route, write, read bool) echo.HandlerFunc {
 	var names, keys []string
 	for _, s := range r.Segments() {
+		if !read {
+			break
+		}
 		switch s.Kind {
 		case routes.Param:
 			names, keys = append(names, s.Text), append(keys, s.Text)
@@ -59,7 +62,7 @@ func echoRouter(s Spec) (http.Handler, error) {
 			e.Use(echoMiddleware)
 		}
 		for i, rt := range s.Routes {
-			e.Add(rt.Method, echoPattern(rt), echoHandler(i, rt, s.Write))
+			e.Add(rt.Method, echoPattern(rt), echoHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return e, nil
 	})
@@ -68,11 +71,11 @@ func echoRouter(s Spec) (http.Handler, error) {
 func echoGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		e := echo.New()
-		e.GET("/api/health", echoHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		e.GET("/api/health", echoHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
 		api := e.Group("/api", echoMiddleware)
 		v1 := api.Group("/v1", echoMiddleware)
-		v1.GET("/users/:id", echoHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
-		v1.GET("/posts/:id", echoHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+		v1.GET("/users/:id", echoHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+		v1.GET("/posts/:id", echoHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 		return e, nil
 	})
 }

@@ -32,8 +32,11 @@ func ginMiddleware(c *gin.Context) {
 	c.Next()
 }
 
-func ginHandler(i int, r routes.Route, write bool) gin.HandlerFunc {
+func ginHandler(i int, r routes.Route, write, read bool) gin.HandlerFunc {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(c *gin.Context) {
 		hit(i)
 		for _, n := range names {
@@ -49,7 +52,7 @@ func ginRouter(s Spec) (http.Handler, error) {
 			e.Use(ginMiddleware)
 		}
 		for i, rt := range s.Routes {
-			e.Handle(rt.Method, rt.Colon(), ginHandler(i, rt, s.Write))
+			e.Handle(rt.Method, rt.Colon(), ginHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return e, nil
 	})
@@ -58,11 +61,11 @@ func ginRouter(s Spec) (http.Handler, error) {
 func ginGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		e := gin.New()
-		e.GET("/api/health", ginHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		e.GET("/api/health", ginHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
 		api := e.Group("/api", ginMiddleware)
 		v1 := api.Group("/v1", ginMiddleware)
-		v1.GET("/users/:id", ginHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
-		v1.GET("/posts/:id", ginHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+		v1.GET("/users/:id", ginHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+		v1.GET("/posts/:id", ginHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 		return e, nil
 	})
 }

@@ -23,8 +23,11 @@ func httprouterPeer() Peer {
 	}
 }
 
-func httprouterHandler(i int, r routes.Route, write bool) httprouter.Handle {
+func httprouterHandler(i int, r routes.Route, write, read bool) httprouter.Handle {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		hit(i)
 		for _, n := range names {
@@ -37,7 +40,7 @@ func httprouterRouter(s Spec) (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := httprouter.New()
 		for i, rt := range s.Routes {
-			r.Handle(rt.Method, rt.Colon(), httprouterHandler(i, rt, s.Write))
+			r.Handle(rt.Method, rt.Colon(), httprouterHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return wrapStd(r, s.Middleware), nil
 	})

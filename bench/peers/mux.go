@@ -27,10 +27,16 @@ func muxPattern(r routes.Route) string {
 	return r.Convert(func(n string) string { return "{" + n + "}" }, func(n string) string { return "{" + n + ":.*}" })
 }
 
-func muxHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+func muxHandler(i int, r routes.Route, write, read bool) http.HandlerFunc {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(w http.ResponseWriter, req *http.Request) {
 		hit(i)
+		if len(names) == 0 {
+			return
+		}
 		vars := mux.Vars(req)
 		for _, n := range names {
 			seen(w, write, n, vars[n])
@@ -45,7 +51,7 @@ func muxRouter(s Spec) (http.Handler, error) {
 			r.Use(stdMiddleware)
 		}
 		for i, rt := range s.Routes {
-			r.HandleFunc(muxPattern(rt), muxHandler(i, rt, s.Write)).Methods(rt.Method)
+			r.HandleFunc(muxPattern(rt), muxHandler(i, rt, s.Write, !s.NoRead)).Methods(rt.Method)
 		}
 		return r, nil
 	})
@@ -54,13 +60,13 @@ func muxRouter(s Spec) (http.Handler, error) {
 func muxGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := mux.NewRouter()
-		r.HandleFunc("/api/health", muxHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false)).Methods("GET")
+		r.HandleFunc("/api/health", muxHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true)).Methods("GET")
 		api := r.PathPrefix("/api").Subrouter()
 		api.Use(stdMiddleware)
 		v1 := api.PathPrefix("/v1").Subrouter()
 		v1.Use(stdMiddleware)
-		v1.HandleFunc("/users/{id}", muxHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false)).Methods("GET")
-		v1.HandleFunc("/posts/{id}", muxHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false)).Methods("GET")
+		v1.HandleFunc("/users/{id}", muxHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true)).Methods("GET")
+		v1.HandleFunc("/posts/{id}", muxHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true)).Methods("GET")
 		return r, nil
 	})
 }

@@ -6,7 +6,8 @@
 // Every route handler does the same work in each framework's idiom: it
 // reads every path parameter of its route through the framework's own
 // accessor (vane.Param for vane) and, for ParamWrite, writes the value to
-// the response.
+// the response. The route tables are also built with handlers that read
+// none of their parameters (Spec.NoRead), to show what routing alone costs.
 package peers
 
 import (
@@ -23,6 +24,7 @@ type Spec struct {
 	Routes     []routes.Route
 	Middleware int  // pass-through middleware in front of every route
 	Write      bool // handlers write each parameter's value to the response
+	NoRead     bool // handlers read none of their parameters (only report that they ran)
 }
 
 // Peer is one router or framework.

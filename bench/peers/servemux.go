@@ -32,8 +32,11 @@ func serveMuxPattern(r routes.Route) string {
 	return r.Method + " " + p
 }
 
-func serveMuxHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+func serveMuxHandler(i int, r routes.Route, write, read bool) http.HandlerFunc {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(w http.ResponseWriter, req *http.Request) {
 		hit(i)
 		for _, n := range names {
@@ -46,7 +49,7 @@ func serveMuxRouter(s Spec) (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		m := http.NewServeMux()
 		for i, rt := range s.Routes {
-			m.HandleFunc(serveMuxPattern(rt), serveMuxHandler(i, rt, s.Write))
+			m.HandleFunc(serveMuxPattern(rt), serveMuxHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return wrapStd(m, s.Middleware), nil
 	})

@@ -26,8 +26,11 @@ func vanePeer() Peer {
 	}
 }
 
-func vaneHandler(i int, r routes.Route, write bool) http.HandlerFunc {
+func vaneHandler(i int, r routes.Route, write, read bool) http.HandlerFunc {
 	names := r.Params()
+	if !read {
+		names = nil
+	}
 	return func(w http.ResponseWriter, req *http.Request) {
 		hit(i)
 		for _, n := range names {
@@ -41,7 +44,7 @@ func vaneRouter(s Spec) (http.Handler, error) {
 		r := vane.New()
 		r.Use(stdChain(s.Middleware)...)
 		for i, rt := range s.Routes {
-			r.Handle(rt.Method, rt.Braces(), vaneHandler(i, rt, s.Write))
+			r.Handle(rt.Method, rt.Braces(), vaneHandler(i, rt, s.Write, !s.NoRead))
 		}
 		return r, nil
 	})
@@ -50,11 +53,11 @@ func vaneRouter(s Spec) (http.Handler, error) {
 func vaneGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := vane.New()
-		r.Get("/api/health", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false))
+		r.Get("/api/health", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
 		api := r.Group("/api", stdMiddleware)
 		v1 := api.Group("/v1", stdMiddleware)
-		v1.Get("/users/{id}", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false))
-		v1.Get("/posts/{id}", vaneHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false))
+		v1.Get("/users/{id}", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+		v1.Get("/posts/{id}", vaneHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 		return r, nil
 	})
 }

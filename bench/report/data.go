@@ -1,7 +1,8 @@
 // Package report turns raw `go test -bench` output into BENCHMARKS.md: it
 // reads the output with benchfmt, summarises every sample with benchmath
-// (the packages behind benchstat), names the winner of every row, computes
-// each peer's ratio to vane and draws the charts.
+// (the packages behind benchstat), pairs the runs of each round into
+// ratios vane ÷ peer whose 95% intervals decide every verdict, checks
+// vane's targets and draws the charts.
 package report
 
 import (
@@ -10,6 +11,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -31,20 +33,28 @@ const (
 	UnitRouter = "router-B"
 )
 
+// RoundKey is the configuration line that marks the runs of one round in
+// raw output: "round: 3" before the third round's results. Runs of the
+// same round are paired: they ran within moments of each other.
+const RoundKey = "round"
+
 // Data is the parsed output of one or more `go test -bench` runs.
 type Data struct {
 	Samples map[Key]map[string][]float64 // unit -> values, one per run
-	Config  map[string]string            // file configuration lines (goos, cpu, ...)
+	Config  map[string]string            // file configuration lines (goos, cpu, ...), less the round
+	rounds  map[Key][]int                // the round of each run, in the order of Samples' values; 0 when unmarked
 	order   map[string][]string          // category -> cases, in order of appearance
 	peers   map[string][]string          // category -> peers, in order of appearance
 }
 
 // Parse reads `go test -bench` output. Benchmarks are named
-// Benchmark<Category>/<Case>/<Peer>; other names are ignored.
+// Benchmark<Category>/<Case>/<Peer>; other names are ignored. A run's
+// round is the value of the last "round:" line before it (RoundKey).
 func Parse(r io.Reader, fileName string) (*Data, error) {
 	d := &Data{
 		Samples: map[Key]map[string][]float64{},
 		Config:  map[string]string{},
+		rounds:  map[Key][]int{},
 		order:   map[string][]string{},
 		peers:   map[string][]string{},
 	}
@@ -54,7 +64,14 @@ func Parse(r io.Reader, fileName string) (*Data, error) {
 		if !ok {
 			continue // syntax errors: go test's own lines, logs
 		}
+		round := 0
 		for _, c := range res.Config {
+			if c.Key == RoundKey {
+				if n, err := strconv.Atoi(string(c.Value)); err == nil && n > 0 {
+					round = n
+				}
+				continue
+			}
 			if c.File {
 				d.Config[c.Key] = string(c.Value)
 			}
@@ -64,8 +81,45 @@ func Parse(r io.Reader, fileName string) (*Data, error) {
 			continue
 		}
 		d.add(k, res.Values)
+		d.rounds[k] = append(d.rounds[k], round)
 	}
 	return d, br.Err()
+}
+
+// ByRound returns the values of unit in cell k by round (the mean, if a
+// round ran the cell more than once). Runs without a round are left out.
+func (d *Data) ByRound(k Key, unit string) map[int]float64 {
+	vals, rounds := d.Samples[k][unit], d.rounds[k]
+	if len(vals) != len(rounds) {
+		return nil // a unit some runs lack: no pairing
+	}
+	sum, n := map[int]float64{}, map[int]int{}
+	for i, v := range vals {
+		if r := rounds[i]; r > 0 {
+			sum[r] += v
+			n[r]++
+		}
+	}
+	out := make(map[int]float64, len(sum))
+	for r, s := range sum {
+		out[r] = s / float64(n[r])
+	}
+	return out
+}
+
+// Max is the largest value of unit in cell k over every run; ok is false
+// when there is none. Allocation counts are checked with it: one run that
+// allocates is an allocation.
+func (d *Data) Max(k Key, unit string) (float64, bool) {
+	vals := d.Samples[k][unit]
+	if len(vals) == 0 {
+		return 0, false
+	}
+	m := vals[0]
+	for _, v := range vals[1:] {
+		m = math.Max(m, v)
+	}
+	return m, true
 }
 
 func splitName(n benchfmt.Name) (Key, bool) {
@@ -127,7 +181,6 @@ func (d *Data) Peers(category string) []string { return d.peers[category] }
 type Stat struct {
 	Center, Lo, Hi float64
 	N              int
-	sample         *benchmath.Sample
 }
 
 // Stat summarises the values of unit in cell k; ok is false when there are none.
@@ -138,7 +191,7 @@ func (d *Data) Stat(k Key, unit string) (Stat, bool) {
 	}
 	s := benchmath.NewSample(append([]float64(nil), vals...), &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
-	return Stat{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(vals), sample: s}, true
+	return Stat{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(vals)}, true
 }
 
 // Spread is the half-width of the confidence interval relative to the
@@ -156,15 +209,6 @@ func (s Stat) Spread() float64 {
 	return math.Max(s.Hi/s.Center-1, 1-s.Lo/s.Center)
 }
 
-// Same reports whether benchmath's Mann-Whitney U test cannot tell a and
-// b apart at alpha 0.05; with fewer than 4 runs each it never says so.
-func Same(a, b Stat) bool {
-	if a.N < 4 || b.N < 4 {
-		return false
-	}
-	return benchmath.AssumeNothing.Compare(a.sample, b.sample).P > 0.05
-}
-
 // Ranked returns the peers that have unit in the row, best (lowest) first.
 func (d *Data) Ranked(category, caseName string, peers []string, unit string) []string {
 	var have []string
@@ -179,33 +223,6 @@ func (d *Data) Ranked(category, caseName string, peers []string, unit string) []
 		return a.Center < b.Center
 	})
 	return have
-}
-
-// Winner names the best peer of a row for unit and any peer
-// statistically indistinguishable from it ("a ≈ b"); "" when the row is empty.
-func (d *Data) Winner(category, caseName string, peers []string, unit string) (winner string, tied []string) {
-	r := d.Ranked(category, caseName, peers, unit)
-	if len(r) == 0 {
-		return "", nil
-	}
-	best, _ := d.Stat(Key{category, caseName, r[0]}, unit)
-	for _, p := range r[1:] {
-		s, _ := d.Stat(Key{category, caseName, p}, unit)
-		if Same(best, s) {
-			tied = append(tied, p)
-		}
-	}
-	return r[0], tied
-}
-
-// Ratio is peer's center over base's center for unit (NaN when either is missing).
-func (d *Data) Ratio(category, caseName, peer, base, unit string) float64 {
-	a, ok1 := d.Stat(Key{category, caseName, peer}, unit)
-	b, ok2 := d.Stat(Key{category, caseName, base}, unit)
-	if !ok1 || !ok2 || b.Center == 0 {
-		return math.NaN()
-	}
-	return a.Center / b.Center
 }
 
 // FormatTime renders nanoseconds the way the seed reports do.

@@ -2,9 +2,15 @@ package report
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
+
+// NetHTTPPeers are the end-to-end servers built on net/http that vane must
+// serve more requests per second than; fiber (fasthttp) and FastAPI are
+// shown for reference.
+var NetHTTPPeers = []string{"gin", "echo", "chi", "huma"}
 
 // RoundOrder is the order in which the servers (given in report order)
 // are measured in round (from 0) of rounds: the list rotated by
@@ -90,56 +96,41 @@ type E2EStat struct {
 	Median, Min, Max float64
 }
 
-// Stat summarises the requests per second of the rounds measured; a
-// result from an older file (no rounds) is one round.
+// Stat summarises the requests per second of the rounds measured.
 func (r E2EResult) Stat() E2EStat {
-	if r.Status != "ok" {
+	xs := r.byRound()
+	if r.Status != "ok" || len(xs) == 0 {
 		return E2EStat{}
 	}
-	if len(r.Rounds) == 0 {
-		return E2EStat{N: 1, Median: r.ReqPerSec, Min: r.ReqPerSec, Max: r.ReqPerSec}
-	}
-	var xs []float64
-	for _, x := range r.Rounds {
-		if x.Status == "ok" {
-			xs = append(xs, x.ReqPerSec)
-		}
-	}
-	if len(xs) == 0 {
-		return E2EStat{}
-	}
-	s := E2EStat{N: len(xs), Median: median(xs), Min: xs[0], Max: xs[0]}
+	s := E2EStat{N: len(xs), Min: -1}
+	var vals []float64
 	for _, x := range xs {
-		s.Min, s.Max = min(s.Min, x), max(s.Max, x)
+		vals = append(vals, x)
+		if s.Min < 0 || x < s.Min {
+			s.Min = x
+		}
+		s.Max = max(s.Max, x)
 	}
+	s.Median = median(vals)
 	return s
 }
 
-// Spread is the largest distance from the median to the slowest or the
-// fastest round, relative to the median.
-func (s E2EStat) Spread() float64 {
-	if s.Median == 0 {
-		return 0
+// byRound is the requests per second of each round measured.
+func (r E2EResult) byRound() map[int]float64 {
+	m := map[int]float64{}
+	for _, x := range r.Rounds {
+		if x.Status == "ok" {
+			m[x.Round] = x.ReqPerSec
+		}
 	}
-	return max(s.Median-s.Min, s.Max-s.Median) / s.Median
+	return m
 }
 
-// Overlaps tells whether the two servers' ranges (slowest to fastest
-// round) overlap: their difference is then within the spread of the
-// rounds, and no winner is declared. A single round has no spread.
-func (s E2EStat) Overlaps(o E2EStat) bool {
-	if s.N < 2 && o.N < 2 {
-		return false
-	}
-	return s.Min <= o.Max && o.Min <= s.Max
-}
-
-// rounds is how many rounds the run had (older files: one).
-func (e *E2E) rounds() int {
-	if e.Rounds < 1 {
-		return 1
-	}
-	return e.Rounds
+// PairedE2E is the per-round ratio of a's requests per second to b's:
+// above 1, a served more in the same round.
+func (e *E2E) PairedE2E(a, b string) Paired {
+	by := e.byName()
+	return PairRatios(by[a].byRound(), by[b].byRound())
 }
 
 func (e *E2E) byName() map[string]E2EResult {
@@ -157,31 +148,32 @@ func (r *Report) e2e(b *strings.Builder) {
 		b.WriteString("pending: no end-to-end run recorded yet (`make bench-e2e`).\n\n")
 		return
 	}
-	n := e.rounds()
-	multi := n > 1
-	fmt.Fprintf(b, "The service of the Huma seed, `GET /items/{id}` with an `Authorization` header, a query parameter and a JSON response, served by each implementation in turn on 127.0.0.1 and loaded by wrk (%d threads, %d connections, %s after a %s warm-up). Run %s; %s.", e.Threads, e.Conns, e.Duration, e.Warmup, e.Date, e.Tool)
-	if multi {
-		fmt.Fprintf(b, " %d rounds, each measuring every server in turn (started, checked, warmed up, measured, stopped), the order rotated each round; each number is the median over the rounds, with the spread: ± the largest distance from the median to the slowest or fastest round, and the range. Errors are summed over the rounds; *vs net/http* is the ratio of the medians. Two servers whose ranges overlap are not ranked: their difference is within the spread of the rounds.\n\n", n)
-	} else {
-		b.WriteString(" One round: a single pass per server, so no spread is known; on a shared or small machine the servers built on net/http can change places between runs.\n\n")
+	switch {
+	case e.Commit != "" && r.Meta.Commit != "" && e.Commit != r.Meta.Commit:
+		fmt.Fprintf(b, "Measured at vane commit %s (the in-process benchmarks above: `%s`).\n\n", e.Tree.Describe(e.Commit), short(r.Meta.Commit))
+	case e.Commit != "" && (r.Meta.Commit == "" || !e.Tree.Clean()):
+		fmt.Fprintf(b, "Measured at vane commit %s.\n\n", e.Tree.Describe(e.Commit))
 	}
+	fmt.Fprintf(b, "The service of the Huma seed, `GET /items/{id}` with an `Authorization` header, a query parameter and a JSON response, served by each implementation in turn on 127.0.0.1 and loaded by wrk (%d %s, %d connections, %s after a %s warm-up). Run %s; %s. ",
+		e.Threads, plural(e.Threads, "thread", "threads"), e.Conns, e.Duration, e.Warmup, e.Date, e.Tool)
+	if e.Pinning != "" {
+		fmt.Fprintf(b, "%s. ", strings.TrimSuffix(e.Pinning, "."))
+	}
+	fmt.Fprintf(b, "%d %s, each measuring every server once (started, checked, warmed up, measured, stopped), the order rotated each round. Req/s is the median over the rounds, with the range; *vane ÷ it* is the ratio of vane's requests per second to the server's, taken round by round, its median and 95%% interval: above 1, vane serves more. Errors are summed over the rounds.\n\n",
+		e.Rounds, plural(e.Rounds, "round", "rounds"))
 	by := e.byName()
-	base := by["net/http"].Stat()
+	vane := by["vane"].Stat()
 	best := 0.0
 	for _, res := range e.Results {
 		if s := res.Stat(); s.N > 0 && s.Median > best {
 			best = s.Median
 		}
 	}
-	if multi {
-		b.WriteString("| Implementation | Req/s (median) | min–max | Avg (ms) | p99 (ms) | Transfer | vs net/http | Errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	} else {
-		b.WriteString("| Implementation | Req/s | Avg (ms) | p99 (ms) | Transfer | vs net/http | Errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	}
+	b.WriteString("| Implementation | Req/s (median) | min–max | Avg (ms) | p99 (ms) | Transfer | vane ÷ it [95% CI] | verdict | Errors |\n|---|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	for _, res := range e.Results {
 		s := res.Stat()
 		if s.N == 0 {
-			fmt.Fprintf(b, "| %s | %s%s |%s | | | | | |\n", res.Name, res.Status, r.notes.ref(res.Reason), map[bool]string{true: " |", false: ""}[multi])
+			fmt.Fprintf(b, "| %s | %s%s | | | | | | | |\n", res.Name, res.Status, r.notes.ref(res.Name+": "+res.Reason))
 			continue
 		}
 		name := res.Name
@@ -189,31 +181,28 @@ func (r *Report) e2e(b *strings.Builder) {
 			name += r.notes.ref(res.Name + ": " + res.Reason)
 		}
 		rps := Thousands(s.Median)
-		if multi && s.N > 1 {
-			rps += fmt.Sprintf(" ± %.0f%%", 100*s.Spread())
-		}
 		if s.Median == best {
 			rps = "**" + rps + "**"
 		}
-		rel := ""
-		if base.N > 0 {
-			rel = fmt.Sprintf("%.0f%%", 100*s.Median/base.Median)
+		rng := Thousands(s.Min) + "–" + Thousands(s.Max)
+		if s.N < e.Rounds {
+			rng += fmt.Sprintf(" (%d of %d rounds)", s.N, e.Rounds)
 		}
-		if multi {
-			rng := Thousands(s.Min) + "–" + Thousands(s.Max)
-			if s.N < n {
-				rng += fmt.Sprintf(" (%d of %d rounds)", s.N, n)
+		ratio, verdict := "1", ""
+		if res.Name != "vane" {
+			ratio = ""
+			if vane.N > 0 {
+				p := e.PairedE2E("vane", res.Name)
+				ratio, verdict = p.String(), Compare(p, true).Text(res.Name)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.3f | %.2f MB/s | %s | %d |\n", name, rps, rng, res.AvgMs, res.P99Ms, res.TransferMB, rel, res.Errors)
-		} else {
-			fmt.Fprintf(b, "| %s | %s | %.3f | %.3f | %.2f MB/s | %s | %d |\n", name, rps, res.AvgMs, res.P99Ms, res.TransferMB, rel, res.Errors)
 		}
+		fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.3f | %.2f MB/s | %s | %s | %d |\n", name, rps, rng, res.AvgMs, res.P99Ms, res.TransferMB, ratio, verdict, res.Errors)
 	}
 	b.WriteString("\n")
 	for _, line := range r.e2eVerdicts() {
 		fmt.Fprintf(b, "> %s\n\n", line)
 	}
-	if multi && len(e.Orders) > 0 {
+	if len(e.Orders) > 0 {
 		b.WriteString("Order of the rounds:")
 		for i, o := range e.Orders {
 			fmt.Fprintf(b, " %d. %s.", i+1, strings.Join(o, " → "))
@@ -223,166 +212,106 @@ func (r *Report) e2e(b *strings.Builder) {
 	if e.Versions != "" {
 		fmt.Fprintf(b, "%s\n\n", e.Versions)
 	}
-	fmt.Fprintf(b, "Command: `%s`", e.Command)
-	if multi {
-		fmt.Fprintf(b, ", %d times per server (one per round)", n)
+	if e.ReportCommand != "" {
+		fmt.Fprintf(b, "Figures made by `%s`, which in each round, for each server, runs `%s`, then wrk twice (the warm-up, then the measurement): `%s`. wrk's output of every round: `%s`.\n\n",
+			e.ReportCommand, e.ServerCommand, e.Command, benchPath(path.Join(e.rawDir(), "e2e-"+e.Stamp+"-r<round>-<server>.txt")))
+	} else {
+		fmt.Fprintf(b, "Command: `%s`, %d times per server (one per round).\n\n", e.Command, e.Rounds)
 	}
-	b.WriteString("\n\n")
 }
 
-// e2eVerdicts are the sentences under the end-to-end table: who serves the
-// most, by medians, and whether the difference is within the spread.
+// e2eVerdicts are the sentences under the end-to-end table, from the
+// paired ratios of vane's requests per second to each server's.
 func (r *Report) e2eVerdicts() []string {
 	e := r.E2E
-	n := e.rounds()
-	within := fmt.Sprintf("within the spread of %d rounds", n)
-	medians := fmt.Sprintf("medians of %d rounds", n)
 	by := e.byName()
-	type entry struct {
-		name string
-		s    E2EStat
+	if by["vane"].Stat().N == 0 {
+		return []string{"vane's typed service has no number."}
 	}
-	var ok []entry
+	var ahead, tied, behind, unknown []string
 	for _, res := range e.Results {
-		if s := res.Stat(); s.N > 0 {
-			ok = append(ok, entry{res.Name, s})
+		if res.Name == "vane" || res.Stat().N == 0 {
+			continue
 		}
-	}
-	sort.SliceStable(ok, func(i, j int) bool { return ok[i].s.Median > ok[j].s.Median })
-	vane := by["vane"].Stat()
-	var lines []string
-	switch {
-	case vane.N == 0:
-		lines = append(lines, "vane's typed service has no number yet.")
-	case n == 1:
-		if ok[0].name == "vane" {
-			lines = append(lines, "vane serves the most requests per second (one round: no spread known).")
-		} else {
-			lines = append(lines, fmt.Sprintf("**vane loses this row**: %s serves %.1f%% more requests per second (one round: no spread known).", ok[0].name, 100*(ok[0].s.Median/vane.Median-1)))
-		}
-	default:
-		top := ok[0]
-		if top.name == "vane" {
-			if len(ok) > 1 && vane.Overlaps(ok[1].s) {
-				lines = append(lines, fmt.Sprintf("vane has the highest median, but ≈ %s, %s: %s's median is %.1f%% lower and the ranges overlap.", ok[1].name, within, ok[1].name, 100*(1-ok[1].s.Median/vane.Median)))
-			} else {
-				lines = append(lines, fmt.Sprintf("vane serves the most requests per second (%s; its range overlaps no other's).", medians))
-			}
-		} else if top.s.Overlaps(vane) {
-			lines = append(lines, fmt.Sprintf("vane ≈ %s, the highest median, %s: %s's median is %.1f%% higher but the ranges overlap.", top.name, within, top.name, 100*(top.s.Median/vane.Median-1)))
-		} else {
-			lines = append(lines, fmt.Sprintf("**vane loses this row**: %s serves %.1f%% more requests per second (%s; the ranges do not overlap).", top.name, 100*(top.s.Median/vane.Median-1), medians))
-		}
-		var ahead, tied, behind []string
-		for _, x := range ok {
-			switch {
-			case x.name == "vane":
-			case x.s.Overlaps(vane):
-				tied = append(tied, x.name)
-			case x.s.Median > vane.Median:
-				ahead = append(ahead, x.name)
-			default:
-				behind = append(behind, x.name)
-			}
-		}
-		var parts []string
-		if len(ahead) > 0 {
-			parts = append(parts, "ahead (ranges apart): "+strings.Join(ahead, ", "))
-		}
-		if len(tied) > 0 {
-			parts = append(parts, "≈, "+within+": "+strings.Join(tied, ", "))
-		}
-		if len(behind) > 0 {
-			parts = append(parts, "behind (ranges apart): "+strings.Join(behind, ", "))
-		}
-		if len(parts) > 0 {
-			lines = append(lines, "Against vane: "+strings.Join(parts, "; ")+".")
-		}
-	}
-	if nh := by["net/http"].Stat(); nh.N > 0 {
-		for _, name := range []string{"vane", "vane-router"} {
-			v := by[name].Stat()
-			if v.N == 0 {
-				continue
-			}
-			how := "one round: no spread known"
-			if n > 1 {
-				how = medians + "; the ranges do not overlap"
-				if v.Overlaps(nh) {
-					how = medians + "; ≈, " + within
-				}
-			}
-			lines = append(lines, fmt.Sprintf("%s serves %.1f%% of bare net/http's requests per second (%s; the brief's bound: within 5%%).", name, 100*v.Median/nh.Median, how))
-		}
-	}
-	return lines
-}
-
-// e2eTargets checks the brief's end-to-end bounds: a peer is ahead of
-// vane only when its median is higher and the ranges do not overlap;
-// overlapping ranges give "≈" rather than a verdict.
-func (r *Report) e2eTargets(add func(target, result, verdict string)) {
-	e := r.E2E
-	if e == nil {
-		return
-	}
-	n := e.rounds()
-	within := fmt.Sprintf("within the spread of %d rounds", n)
-	by := e.byName()
-	vane := by["vane"].Stat()
-	var ahead, tied []string
-	for _, p := range []string{"gin", "echo", "chi", "huma", "fiber"} {
-		o := by[p].Stat()
-		switch {
-		case o.N == 0 || vane.N == 0:
-		case o.Overlaps(vane):
-			tied = append(tied, p)
-		case o.Median >= vane.Median:
-			ahead = append(ahead, p)
+		p := e.PairedE2E("vane", res.Name)
+		entry := fmt.Sprintf("%s (%s)", res.Name, p)
+		switch Compare(p, true) {
+		case VaneFaster:
+			behind = append(behind, entry)
+		case PeerFaster:
+			ahead = append(ahead, entry)
+		case Tie:
+			tied = append(tied, entry)
+		default:
+			unknown = append(unknown, res.Name)
 		}
 	}
 	var parts []string
 	if len(ahead) > 0 {
-		parts = append(parts, "ahead of vane: "+strings.Join(ahead, ", "))
+		parts = append(parts, "**serve more than vane**: "+strings.Join(ahead, ", "))
 	}
 	if len(tied) > 0 {
-		parts = append(parts, "≈ vane, "+within+": "+strings.Join(tied, ", "))
+		parts = append(parts, "tie with vane: "+strings.Join(tied, ", "))
 	}
-	result := "vane serves the most"
-	if len(parts) > 0 {
-		result = strings.Join(parts, "; ")
+	if len(behind) > 0 {
+		parts = append(parts, "serve less than vane: "+strings.Join(behind, ", "))
 	}
-	if n > 1 {
-		result += fmt.Sprintf(" (medians of %d rounds)", n)
+	if len(unknown) > 0 {
+		parts = append(parts, fmt.Sprintf("no verdict (fewer than %d paired rounds): %s", MinRounds, strings.Join(unknown, ", ")))
 	}
-	verdict := "not measured"
-	switch {
-	case vane.N == 0:
-	case len(ahead) > 0:
-		verdict = "**missed**"
-	case len(tied) > 0:
-		verdict = "≈ (" + within + ")"
-	default:
-		verdict = "met"
-	}
-	add("end to end: more requests/s than gin, echo, chi, huma and fiber", result, verdict)
+	return []string{"By the paired ratios vane ÷ server: " + strings.Join(parts, "; ") + "."}
+}
 
-	nh := by["net/http"].Stat()
-	verdict, result = "not measured", ""
-	if vane.N > 0 && nh.N > 0 {
-		share := vane.Median / nh.Median
-		result = fmt.Sprintf("%.1f%% of net/http's requests/s", 100*share)
-		if n > 1 {
-			result += fmt.Sprintf(" (medians of %d rounds; range %.1f%%–%.1f%%)", n, 100*vane.Min/nh.Max, 100*vane.Max/nh.Min)
+// e2eTargets checks vane's end-to-end targets on the paired ratios.
+func (r *Report) e2eTargets(add func(target, result string, o Outcome)) {
+	const (
+		tNet   = "End to end: at least bare net/http's requests/s"
+		tPeers = "End to end: more requests/s than every net/http-based peer (gin, echo, chi, huma); fiber (fasthttp) shown for reference"
+	)
+	e := r.E2E
+	if e == nil {
+		add(tNet, "no end-to-end run", NotMeasured)
+		add(tPeers, "no end-to-end run", NotMeasured)
+		return
+	}
+	by := e.byName()
+	if by["vane"].Stat().N == 0 || by["net/http"].Stat().N == 0 {
+		add(tNet, "", NotMeasured)
+	} else {
+		p := e.PairedE2E("vane", "net/http")
+		add(tNet, "vane ÷ net/http "+p.String(), AtLeastBound(p, 1, false))
+	}
+	var outs []Outcome
+	var parts []string
+	for _, name := range NetHTTPPeers {
+		if by[name].Stat().N == 0 {
+			continue
 		}
-		switch {
-		case share >= 0.95:
-			verdict = "met"
-		case n > 1 && vane.Max >= 0.95*nh.Min:
-			verdict = "≈ (" + within + ")"
-		default:
-			verdict = "**missed**"
+		p := e.PairedE2E("vane", name)
+		parts = append(parts, fmt.Sprintf("%s %s", name, p))
+		outs = append(outs, AtLeastBound(p, 1, true))
+	}
+	if by["vane"].Stat().N == 0 || len(outs) == 0 {
+		add(tPeers, "", NotMeasured)
+		return
+	}
+	result := "vane ÷ " + strings.Join(parts, ", ")
+	for _, ref := range []string{"fiber", "fastapi"} {
+		if by[ref].Stat().N > 0 {
+			result += fmt.Sprintf("; for reference, %s %s", ref, e.PairedE2E("vane", ref))
 		}
 	}
-	add("end to end: within 5% of bare net/http", result, verdict)
+	add(tPeers, result, Worst(outs...))
+}
+
+// rawDir is the directory holding wrk's output of the run's rounds.
+func (e *E2E) rawDir() string {
+	for _, res := range e.Results {
+		for _, r := range res.Rounds {
+			if r.RawFile != "" {
+				return path.Dir(r.RawFile)
+			}
+		}
+	}
+	return "results"
 }

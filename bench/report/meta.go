@@ -2,26 +2,70 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 )
 
 // Meta is everything about a run that the go test output does not say.
 type Meta struct {
-	Date       string   // UTC, when the run started
-	Quick      bool     // CI's quick mode: numbers are not for reading
-	Count      int      // -count
-	Benchtime  string   // -benchtime ("" for go test's default)
-	GoVersion  string   // go version
-	OS         string   // uname -srm
-	CPU        string   // model name
-	Cores      int      // runtime.NumCPU
-	VaneCommit string   // git commit of the checkout measured
-	Commands   []string // the exact commands that produced the numbers
-	Versions   []Version
-	Peers      []string          // column order
-	Status     map[string]Status // by Key.String(); a missing key means measured
-	Notes      map[string]string // by Key.String(): a footnote on a measured cell
-	RawFile    string            // the raw go test output, relative to bench/
+	Date      string // UTC, when the run started
+	Quick     bool   // CI's quick mode: numbers are not for reading
+	Rounds    int    // rounds: every benchmark once per round
+	Benchtime string // -benchtime ("" for go test's default)
+	GoVersion string // go version
+	OS        string // uname -srm
+	CPU       string // model name
+	Cores     int    // runtime.NumCPU
+	Commit    string // the git commit measured (full hash)
+	Tree      Tree   // how the working tree differed from Commit
+	Pinning   string // how the benchmarks were pinned to CPUs, in a sentence
+
+	// Command is the command that made the run (cmd/report with its flags).
+	Command string
+	// PinnedCommand and UnpinnedCommand are what each round ran, in bench/,
+	// with N for the round; Unpinned lists the top-level benchmarks run by
+	// UnpinnedCommand (the rest ran pinned).
+	PinnedCommand   string
+	UnpinnedCommand string
+	Unpinned        []string
+	Commands        []string // the Reproduce section
+
+	Versions []Version
+	Peers    []string          // column order
+	Status   map[string]Status // by Key.String(); a missing key means measured
+	Notes    map[string]string // by Key.String(): a footnote on a measured cell
+	RawFile  string            // the raw go test output, relative to bench/
+}
+
+// Tree is the state of the working tree when a run started: the paths
+// that differed from the commit (git status --porcelain lines), outputs
+// of the benchmarks themselves left out.
+type Tree struct {
+	Changed []string `json:",omitempty"`
+}
+
+// Clean reports whether the tree was the commit.
+func (t Tree) Clean() bool { return len(t.Changed) == 0 }
+
+// Describe names commit and says whether the tree was clean.
+func (t Tree) Describe(commit string) string {
+	if commit == "" {
+		return ""
+	}
+	if t.Clean() {
+		return "`" + commit + "`, working tree clean"
+	}
+	shown := t.Changed
+	more := ""
+	if len(shown) > 8 {
+		shown, more = shown[:8], fmt.Sprintf(" and %d more", len(t.Changed)-8)
+	}
+	var files []string
+	for _, c := range shown {
+		files = append(files, "`"+c+"`")
+	}
+	return fmt.Sprintf("`%s` **with uncommitted changes**: %s%s", commit, strings.Join(files, ", "), more)
 }
 
 // Version is one measured module.
@@ -41,32 +85,36 @@ const (
 	StatePending = "pending" // work not done yet in vane
 	StateWrong   = "wrong"   // the peer answered wrongly: reported, not timed
 	StateSkip    = "skip"    // the peer is not part of this workload
+	StateAbsent  = "absent"  // an end-to-end server whose tools are not installed
 )
 
 // E2E is one end-to-end run under wrk: Rounds rounds, each measuring
-// every server once, in the order Orders[round]. Files written before
-// rounds existed have neither field: one round, in report order.
+// every server once, in the order Orders[round].
 type E2E struct {
-	Date     string
-	Tool     string // wrk's version line
-	Versions string // of the servers that are not Go modules (FastAPI, uvicorn)
-	Command  string // the wrk command, with {url} for each server's address
-	Warmup   string
-	Duration string
-	Threads  int
-	Conns    int
-	Rounds   int        `json:",omitempty"` // 0 in older files: one round
-	Orders   [][]string `json:",omitempty"` // the order of each round
-	Results  []E2EResult
+	Date          string
+	Stamp         string // names the run's files: e2e-<Stamp>.json and e2e-<Stamp>-r<round>-<server>.txt
+	Commit        string // the git commit measured
+	Tree          Tree
+	Tool          string // wrk's version line
+	Versions      string // of the servers that are not Go modules (FastAPI, uvicorn)
+	ReportCommand string // the cmd/report command that made the run
+	ServerCommand string // how a server was started, NAME and PORT standing for each
+	Command       string // the wrk command, PORT standing for each server's
+	Pinning       string // which CPUs the servers and wrk ran on, in a sentence
+	Warmup        string
+	Duration      string
+	Threads       int
+	Conns         int
+	Rounds        int
+	Orders        [][]string // the order of each round
+	Results       []E2EResult
 }
 
-// E2EResult is one server's measurement. With rounds, the numbers are the
-// medians over the rounds that succeeded (Requests and Errors are sums),
-// and Rounds holds every round; older files have only the numbers, of
-// their one round.
+// E2EResult is one server's measurement: the medians over the rounds that
+// succeeded (Requests and Errors are sums); Rounds holds every round.
 type E2EResult struct {
 	Name       string
-	Status     string // "ok" (at least one round measured), StatePending, StateWrong or "failed"
+	Status     string // "ok" (at least one round measured), StateAbsent, StatePending, StateWrong or "failed"
 	Reason     string // why not ok; for "ok", the rounds that failed, if any
 	Requests   int
 	ReqPerSec  float64

@@ -6,19 +6,21 @@ import "testing"
 func TestTables(t *testing.T) {
 	want := map[string]int{"static": 157, "github": 203, "gplus": 13, "parse": 26}
 	for _, name := range Names {
-		tbl, err := Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(tbl.Routes) != want[name] {
-			t.Errorf("%s: %d routes, want %d", name, len(tbl.Routes), want[name])
-		}
-		// Every route, requested with its own pattern, finds itself.
-		for i, r := range tbl.Routes {
-			if m := tbl.Lookup(r.Method, r.Pattern); m.Route != i {
-				t.Errorf("%s: %s %s finds route %d, want %d", name, r.Method, r.Pattern, m.Route, i)
+		t.Run(name, func(t *testing.T) {
+			tbl, err := Load(name)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			if len(tbl.Routes) != want[name] {
+				t.Errorf("%d routes, want %d", len(tbl.Routes), want[name])
+			}
+			// Every route, requested with its own pattern, finds itself.
+			for i, r := range tbl.Routes {
+				if m := tbl.Lookup(r.Method, r.Pattern); m.Route != i {
+					t.Errorf("%s %s finds route %d, want %d", r.Method, r.Pattern, m.Route, i)
+				}
+			}
+		})
 	}
 }
 
@@ -37,11 +39,16 @@ func TestConvert(t *testing.T) {
 
 func TestCases(t *testing.T) {
 	for _, c := range Cases() {
-		tbl := MustLoad(c.Table)
-		for _, r := range c.Requests {
-			if m := tbl.Lookup(r.Method, r.Path); m.Route < 0 {
-				t.Errorf("%s: %s %s matches no route", c.Name, r.Method, r.Path)
+		t.Run(c.Name, func(t *testing.T) {
+			tbl := MustLoad(c.Table)
+			if len(c.Requests) == 0 {
+				t.Fatal("no requests")
 			}
-		}
+			for _, r := range c.Requests {
+				if m := tbl.Lookup(r.Method, r.Path); m.Route < 0 {
+					t.Errorf("%s %s matches no route", r.Method, r.Path)
+				}
+			}
+		})
 	}
 }

@@ -8,8 +8,15 @@ import (
 	"time"
 
 	"github.com/bytedance/sonic"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	gojson "github.com/goccy/go-json"
+	gojsontext "github.com/goccy/go-json/jsontext"
+	gojsonv2 "github.com/goccy/go-json/v2"
 	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/vane-http/vane/codec"
 )
 
 type GreetingIn struct {
@@ -39,21 +46,54 @@ type Item struct {
 var smallIn = []byte(`{"suffix":"!"}`)
 var itemIn = []byte(`{"id":12345,"name":"A lamp with a long name","email":"a@example.com","price":12.5,"tags":["red","blue","green"],"created":"2024-01-02T03:04:05Z","meta":{"a":"b","c":"d"},"owner":{"name":"Ann","age":33}}`)
 
-type codec struct {
+// v2Strict is encoding/json/v2 (as go-json-experiment/json) with
+// encoding/json's semantics except exact key matching, duplicate keys
+// refused and invalid UTF-8 refused; v2StrictV2Errors is the same with
+// v2's errors (JSON pointers) and no separate syntax pass.
+var (
+	v2Strict = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+	v2StrictV2Errors = jsonv2.JoinOptions(v2Strict, jsonv1.ReportErrorsWithLegacySemantics(false))
+	v2V1             = jsonv1.DefaultOptionsV1()
+	noDup            = jsontext.AllowDuplicateNames(false)
+
+	// The same options, for goccy/go-json's implementation of the v2 API.
+	goccyStrict = gojsonv2.JoinOptions(gojson.DefaultOptionsV1(),
+		gojsonv2.MatchCaseInsensitiveNames(false), gojsontext.AllowDuplicateNames(false), gojsontext.AllowInvalidUTF8(false))
+	goccyStrictV2Errors = gojsonv2.JoinOptions(goccyStrict, gojson.ReportErrorsWithLegacySemantics(false))
+	goccyV1             = gojson.DefaultOptionsV1()
+)
+
+var errInvalid = stdjson.Unmarshal([]byte("{"), new(any))
+
+type candidate struct {
 	name string
 	m    func(any) ([]byte, error)
 	u    func([]byte, any) error
 }
 
-var codecs = []codec{
+var candidates = []candidate{
 	{"std", stdjson.Marshal, stdjson.Unmarshal},
 	{"goccy", gojson.Marshal, gojson.Unmarshal},
+	{"goccy+dupscan", gojson.Marshal, func(b []byte, v any) error {
+		if !jsontext.Value(b).IsValid(noDup) {
+			return errInvalid
+		}
+		return gojson.Unmarshal(b, v)
+	}},
+	{"v2-v1compat", func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2V1) }, func(b []byte, v any) error { return jsonv2.Unmarshal(b, v, v2V1) }},
+	{"v2-strict", func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2Strict) }, func(b []byte, v any) error { return jsonv2.Unmarshal(b, v, v2Strict) }},
+	{"v2-strict-v2errors", func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2StrictV2Errors) }, func(b []byte, v any) error { return jsonv2.Unmarshal(b, v, v2StrictV2Errors) }},
+	{"goccy-v2-v1compat", func(v any) ([]byte, error) { return gojsonv2.Marshal(v, goccyV1) }, func(b []byte, v any) error { return gojsonv2.Unmarshal(b, v, goccyV1) }},
+	{"goccy-v2-strict", func(v any) ([]byte, error) { return gojsonv2.Marshal(v, goccyStrict) }, func(b []byte, v any) error { return gojsonv2.Unmarshal(b, v, goccyStrict) }},
+	{"goccy-v2-strict-v2errors", func(v any) ([]byte, error) { return gojsonv2.Marshal(v, goccyStrictV2Errors) }, func(b []byte, v any) error { return gojsonv2.Unmarshal(b, v, goccyStrictV2Errors) }},
+	{"vane", codec.JSON.Marshal, codec.JSON.Unmarshal},
 	{"sonic", sonic.ConfigStd.Marshal, sonic.ConfigStd.Unmarshal},
 	{"segmentio", segjson.Marshal, segjson.Unmarshal},
 }
 
 func BenchmarkDecodeSmall(b *testing.B) {
-	for _, c := range codecs {
+	for _, c := range candidates {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -65,8 +105,9 @@ func BenchmarkDecodeSmall(b *testing.B) {
 		})
 	}
 }
+
 func BenchmarkDecodeItem(b *testing.B) {
-	for _, c := range codecs {
+	for _, c := range candidates {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -78,9 +119,10 @@ func BenchmarkDecodeItem(b *testing.B) {
 		})
 	}
 }
+
 func BenchmarkEncodeSmall(b *testing.B) {
 	out := &GreetingOut{"Hello, 123!", "!", 11, "application/json", 5}
-	for _, c := range codecs {
+	for _, c := range candidates {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -91,10 +133,13 @@ func BenchmarkEncodeSmall(b *testing.B) {
 		})
 	}
 }
+
 func BenchmarkEncodeItem(b *testing.B) {
 	var it Item
-	stdjson.Unmarshal(itemIn, &it)
-	for _, c := range codecs {
+	if err := stdjson.Unmarshal(itemIn, &it); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range candidates {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -4,8 +4,10 @@ go 1.26
 
 require (
 	github.com/bytedance/sonic v1.15.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/goccy/go-json v0.12.0
 	github.com/segmentio/encoding v0.5.4
+	github.com/vane-http/vane v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -18,3 +20,5 @@ require (
 	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
 	golang.org/x/sys v0.22.0 // indirect
 )
+
+replace github.com/vane-http/vane => ../../

@@ -1,7 +1,7 @@
 // Command hello is the smallest vane service: a router with standard
 // net/http handlers and a path parameter.
 //
-//	go run ./examples/hello          # serves on :8080
+//	go run ./hello                   # from examples/; serves on :8080
 //	curl localhost:8080/hello/gopher
 package main
 

@@ -28,11 +28,10 @@ type api struct {
 	tokens map[string]string
 }
 
-// newRouter returns the service's router: every route, and the OpenAPI
+// registerAPI registers the service's operations on r, and the OpenAPI
 // document and docs page that describe them.
-func newRouter(store *Store, tokens map[string]string) *vane.Router {
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
 	a := &api{store: store, tokens: tokens}
-	r := vane.New()
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -56,7 +55,6 @@ func newRouter(store *Store, tokens map[string]string) *vane.Router {
 		func(op *vane.Op) { op.Tags = []string{"account"} })
 
 	vane.Docs(r, docsConfig())
-	return r
 }
 
 // docsConfig is what the document says beyond the types: its title, and
@@ -164,7 +162,7 @@ type ListPets struct {
 	Offset  int      `query:"offset" default:"0" minimum:"0" doc:"How many matching pets to skip."`
 	Species string   `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string   `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
-	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter, or separate with commas)."`
+	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
 	Q       string   `query:"q" maxLength:"80" doc:"Only pets whose name contains this, ignoring case."`
 }
 
@@ -180,7 +178,10 @@ type Page[T any] struct {
 
 func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
 	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
-	items, total := a.store.List(f, in.Offset, in.Limit)
+	items, total, err := a.store.List(ctx, f, in.Offset, in.Limit)
+	if err != nil {
+		return nil, err // a 500; the cause is logged, not shown
+	}
 	page := &Page[Pet]{Items: items, Total: total, Offset: in.Offset, Limit: in.Limit}
 	if next := in.Offset + len(items); next < total {
 		q := url.Values{"offset": {strconv.Itoa(next)}, "limit": {strconv.Itoa(in.Limit)}}
@@ -209,9 +210,9 @@ type PetID struct {
 }
 
 func (a *api) getPet(ctx context.Context, in *PetID) (*Pet, error) {
-	p, err := a.store.Get(in.ID)
+	p, err := a.store.Get(ctx, in.ID)
 	if err != nil {
-		return nil, notFound(in.ID)
+		return nil, storeError(err, in.ID)
 	}
 	return &p, nil
 }
@@ -230,7 +231,10 @@ type Created struct {
 }
 
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
-	p := a.store.Create(in.Body)
+	p, err := a.store.Create(ctx, in.Body)
+	if err != nil {
+		return nil, err
+	}
 	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
 }
 
@@ -241,9 +245,9 @@ type UpdatePet struct {
 }
 
 func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*Pet, error) {
-	p, err := a.store.Update(in.ID, in.Body)
+	p, err := a.store.Update(ctx, in.ID, in.Body)
 	if err != nil {
-		return nil, notFound(in.ID)
+		return nil, storeError(err, in.ID)
 	}
 	return &p, nil
 }
@@ -251,8 +255,8 @@ func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*Pet, error) {
 // deletePet returns no output: a nil output with a nil error is 204 No
 // Content.
 func (a *api) deletePet(ctx context.Context, in *PetID) (*struct{}, error) {
-	if err := a.store.Delete(in.ID); err != nil {
-		return nil, notFound(in.ID)
+	if err := a.store.Delete(ctx, in.ID); err != nil {
+		return nil, storeError(err, in.ID)
 	}
 	return nil, nil
 }
@@ -293,9 +297,9 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := a.store.SetPhoto(in.ID, Photo{ContentType: ctype, Data: data})
+	p, err := a.store.SetPhoto(ctx, in.ID, Photo{ContentType: ctype, Data: data})
 	if err != nil {
-		return nil, notFound(in.ID)
+		return nil, storeError(err, in.ID)
 	}
 	return &p, nil
 }
@@ -309,9 +313,12 @@ type PhotoFile struct {
 }
 
 func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
-	ph, err := a.store.Photo(in.ID)
-	if err != nil {
+	ph, err := a.store.Photo(ctx, in.ID)
+	if errors.Is(err, errNotFound) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
 }
@@ -360,8 +367,13 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// notFound is the error for an unknown pet: vane.NotFound makes a 404
-// problem response whose detail the client sees.
-func notFound(id int64) error {
-	return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+// storeError is the error for a failed store call on pet id: a 404 for an
+// unknown pet (vane.NotFound makes a problem response whose detail the
+// client sees), else the error itself, a 500 whose cause is logged, not
+// shown.
+func storeError(err error, id int64) error {
+	if errors.Is(err, errNotFound) {
+		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+	}
+	return err
 }

@@ -26,9 +26,12 @@ type client struct {
 	base string
 }
 
-func newService(t *testing.T) *client {
+// startService serves the whole service, its middleware included, on a
+// fresh database of db, over real HTTP.
+func startService(t *testing.T, db testDB) *client {
 	t.Helper()
-	srv := httptest.NewServer(newRouter(NewStore(), map[string]string{testToken: "tester"}))
+	h := newService(db.freshStore(t), map[string]string{testToken: "tester"}, options{timeout: 10 * time.Second})
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &client{t, srv.URL}
 }
@@ -105,151 +108,157 @@ func decode[T any](t *testing.T, r response, want int) T {
 }
 
 func TestListPets(t *testing.T) {
-	c := newService(t)
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
 
-	all := decode[Page[Pet]](t, c.get("/pets"), 200)
-	if all.Total != 7 || len(all.Items) != 7 || all.Limit != 20 || all.Next != nil {
-		t.Fatalf("default page: total %d, %d items, limit %d, next %v", all.Total, len(all.Items), all.Limit, all.Next)
-	}
+		all := decode[Page[Pet]](t, c.get("/pets"), 200)
+		if all.Total != 7 || len(all.Items) != 7 || all.Limit != 20 || all.Next != nil {
+			t.Fatalf("default page: total %d, %d items, limit %d, next %v", all.Total, len(all.Items), all.Limit, all.Next)
+		}
 
-	// Paging: follow next links to the end.
-	var names []string
-	path := "/pets?limit=3"
-	for pages := 0; path != ""; pages++ {
-		if pages > 3 {
-			t.Fatal("next links do not end")
+		// Paging: follow next links to the end.
+		var names []string
+		path := "/pets?limit=3"
+		for pages := 0; path != ""; pages++ {
+			if pages > 3 {
+				t.Fatal("next links do not end")
+			}
+			p := decode[Page[Pet]](t, c.get(path), 200)
+			for _, pet := range p.Items {
+				names = append(names, pet.Name)
+			}
+			path = ""
+			if p.Next != nil {
+				path = *p.Next
+			}
 		}
-		p := decode[Page[Pet]](t, c.get(path), 200)
-		for _, pet := range p.Items {
-			names = append(names, pet.Name)
+		if got := strings.Join(names, ","); got != "Rex,Mittens,Captain,Bubbles,Luna,Biscuit,Shadow" {
+			t.Errorf("paged through %s", got)
 		}
-		path = ""
-		if p.Next != nil {
-			path = *p.Next
-		}
-	}
-	if got := strings.Join(names, ","); got != "Rex,Mittens,Captain,Bubbles,Luna,Biscuit,Shadow" {
-		t.Errorf("paged through %s", got)
-	}
 
-	for query, want := range map[string]string{
-		"species=cat":                  "Mittens,Luna",
-		"status=pending":               "Captain,Shadow",
-		"tag=friendly":                 "Rex,Luna,Biscuit",
-		"tag=friendly&tag=indoor":      "Luna",
-		"tag=friendly,trained":         "Rex",
-		"q=BI":                         "Biscuit",
-		"species=dog&status=pending":   "Shadow",
-		"species=dog&limit=1&offset=1": "Shadow",
-	} {
-		p := decode[Page[Pet]](t, c.get("/pets?"+query), 200)
-		var got []string
-		for _, pet := range p.Items {
-			got = append(got, pet.Name)
+		for query, want := range map[string]string{
+			"species=cat":                  "Mittens,Luna",
+			"status=pending":               "Captain,Shadow",
+			"tag=friendly":                 "Rex,Luna,Biscuit",
+			"tag=friendly&tag=indoor":      "Luna",
+			"tag=friendly&tag=trained":     "Rex",
+			"q=BI":                         "Biscuit",
+			"species=dog&status=pending":   "Shadow",
+			"species=dog&limit=1&offset=1": "Shadow",
+		} {
+			p := decode[Page[Pet]](t, c.get("/pets?"+query), 200)
+			var got []string
+			for _, pet := range p.Items {
+				got = append(got, pet.Name)
+			}
+			if strings.Join(got, ",") != want {
+				t.Errorf("?%s: %v, want %s", query, got, want)
+			}
 		}
-		if strings.Join(got, ",") != want {
-			t.Errorf("?%s: %v, want %s", query, got, want)
-		}
-	}
 
-	// Every broken rule is reported, with where it came from.
-	r := c.get("/pets?limit=500&offset=-1&species=lizard")
-	if r.status != 422 {
-		t.Fatalf("bad query: %d %s", r.status, r.body)
-	}
-	locs := map[string]bool{}
-	for _, e := range r.problem(t).Errors {
-		locs[e.Location] = true
-	}
-	for _, want := range []string{"query.limit", "query.offset", "query.species"} {
-		if !locs[want] {
-			t.Errorf("no error for %s in %s", want, r.body)
+		// Every broken rule is reported, with where it came from.
+		r := c.get("/pets?limit=500&offset=-1&species=lizard")
+		if r.status != 422 {
+			t.Fatalf("bad query: %d %s", r.status, r.body)
 		}
-	}
+		locs := map[string]bool{}
+		for _, e := range r.problem(t).Errors {
+			locs[e.Location] = true
+		}
+		for _, want := range []string{"query.limit", "query.offset", "query.species"} {
+			if !locs[want] {
+				t.Errorf("no error for %s in %s", want, r.body)
+			}
+		}
+	})
 }
 
 func TestGetPet(t *testing.T) {
-	c := newService(t)
-	p := decode[Pet](t, c.get("/pets/1"), 200)
-	if p.ID != 1 || p.Name != "Rex" || p.Species != "dog" || p.CreatedAt.IsZero() {
-		t.Errorf("pet 1: %+v", p)
-	}
-	if r := c.get("/pets/99"); r.status != 404 || !strings.Contains(r.problem(t).Detail, "99") {
-		t.Errorf("unknown pet: %d %s", r.status, r.body)
-	}
-	if r := c.get("/pets/0"); r.status != 422 || r.problem(t).Errors[0].Location != "path.id" {
-		t.Errorf("id 0: %d %s", r.status, r.body)
-	}
-	if r := c.get("/pets/abc"); r.status != 422 {
-		t.Errorf("id abc: %d %s", r.status, r.body)
-	}
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		p := decode[Pet](t, c.get("/pets/1"), 200)
+		if p.ID != 1 || p.Name != "Rex" || p.Species != "dog" || p.CreatedAt.IsZero() {
+			t.Errorf("pet 1: %+v", p)
+		}
+		if r := c.get("/pets/99"); r.status != 404 || !strings.Contains(r.problem(t).Detail, "99") {
+			t.Errorf("unknown pet: %d %s", r.status, r.body)
+		}
+		if r := c.get("/pets/0"); r.status != 422 || r.problem(t).Errors[0].Location != "path.id" {
+			t.Errorf("id 0: %d %s", r.status, r.body)
+		}
+		if r := c.get("/pets/abc"); r.status != 422 {
+			t.Errorf("id abc: %d %s", r.status, r.body)
+		}
+	})
 }
 
 func TestCreateUpdateDeletePet(t *testing.T) {
-	c := newService(t)
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
 
-	// Writing needs the token.
-	for _, token := range []string{"", "wrong"} {
-		r := c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, token)
-		if r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
-			t.Errorf("token %q: %d %s", token, r.status, r.body)
+		// Writing needs the token.
+		for _, token := range []string{"", "wrong"} {
+			r := c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, token)
+			if r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
+				t.Errorf("token %q: %d %s", token, r.status, r.body)
+			}
+			r.problem(t)
 		}
-		r.problem(t)
-	}
 
-	r := c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish","tags":["orange"]}`, testToken)
-	created := decode[Pet](t, r, 201)
-	if created.ID != 8 || created.Status != "available" || r.header.Get("Location") != "/pets/8" {
-		t.Errorf("created %+v at %q", created, r.header.Get("Location"))
-	}
-	if got := decode[Pet](t, c.get("/pets/8"), 200); got.Name != "Nemo" {
-		t.Errorf("stored %+v", got)
-	}
-
-	// Every failure at once, each with its location and the value sent.
-	r = c.sendJSON("POST", "/pets", `{"name":"","species":"lizard","tags":["a","a"],"birthDate":"yesterday"}`, testToken)
-	if r.status != 422 {
-		t.Fatalf("invalid pet: %d %s", r.status, r.body)
-	}
-	got := map[string]bool{}
-	for _, e := range r.problem(t).Errors {
-		got[e.Location] = true
-	}
-	for _, want := range []string{"body.name", "body.species", "body.tags[1]", "body.birthDate"} {
-		if !got[want] {
-			t.Errorf("no error at %s: %s", want, r.body)
+		r := c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish","tags":["orange"]}`, testToken)
+		created := decode[Pet](t, r, 201)
+		if created.ID != 8 || created.Status != "available" || r.header.Get("Location") != "/pets/8" {
+			t.Errorf("created %+v at %q", created, r.header.Get("Location"))
 		}
-	}
-	if r := c.sendJSON("POST", "/pets", `{"name":"x",`, testToken); r.status != 400 {
-		t.Errorf("malformed JSON: %d %s", r.status, r.body)
-	}
-	if r := c.do("POST", "/pets", "text/plain", strings.NewReader("Nemo"), testToken); r.status != 415 {
-		t.Errorf("text body: %d %s", r.status, r.body)
-	}
+		if got := decode[Pet](t, c.get("/pets/8"), 200); got.Name != "Nemo" {
+			t.Errorf("stored %+v", got)
+		}
 
-	// Replace.
-	updated := decode[Pet](t, c.sendJSON("PUT", "/pets/8", `{"name":"Nemo","species":"fish","status":"adopted","owner":"Marlin"}`, testToken), 200)
-	if updated.Status != "adopted" || updated.Owner == nil || *updated.Owner != "Marlin" || len(updated.Tags) != 0 ||
-		!updated.CreatedAt.Equal(created.CreatedAt) {
-		t.Errorf("updated %+v", updated)
-	}
-	if r := c.sendJSON("PUT", "/pets/99", `{"name":"x","species":"dog"}`, testToken); r.status != 404 {
-		t.Errorf("update unknown: %d", r.status)
-	}
-	if r := c.sendJSON("PUT", "/pets/8", `{"name":"x","species":"dog"}`, ""); r.status != 401 {
-		t.Errorf("update without token: %d", r.status)
-	}
+		// Every failure at once, each with its location and the value sent.
+		r = c.sendJSON("POST", "/pets", `{"name":"","species":"lizard","tags":["a","a"],"birthDate":"yesterday"}`, testToken)
+		if r.status != 422 {
+			t.Fatalf("invalid pet: %d %s", r.status, r.body)
+		}
+		got := map[string]bool{}
+		for _, e := range r.problem(t).Errors {
+			got[e.Location] = true
+		}
+		for _, want := range []string{"body.name", "body.species", "body.tags[1]", "body.birthDate"} {
+			if !got[want] {
+				t.Errorf("no error at %s: %s", want, r.body)
+			}
+		}
+		if r := c.sendJSON("POST", "/pets", `{"name":"x",`, testToken); r.status != 400 {
+			t.Errorf("malformed JSON: %d %s", r.status, r.body)
+		}
+		if r := c.do("POST", "/pets", "text/plain", strings.NewReader("Nemo"), testToken); r.status != 415 {
+			t.Errorf("text body: %d %s", r.status, r.body)
+		}
 
-	// Delete: 204, then gone.
-	if r := c.do("DELETE", "/pets/8", "", nil, testToken); r.status != 204 || len(r.body) != 0 {
-		t.Errorf("delete: %d %q", r.status, r.body)
-	}
-	if r := c.get("/pets/8"); r.status != 404 {
-		t.Errorf("deleted pet: %d", r.status)
-	}
-	if r := c.do("DELETE", "/pets/8", "", nil, testToken); r.status != 404 {
-		t.Errorf("delete twice: %d", r.status)
-	}
+		// Replace.
+		updated := decode[Pet](t, c.sendJSON("PUT", "/pets/8", `{"name":"Nemo","species":"fish","status":"adopted","owner":"Marlin"}`, testToken), 200)
+		if updated.Status != "adopted" || updated.Owner == nil || *updated.Owner != "Marlin" || len(updated.Tags) != 0 ||
+			!updated.CreatedAt.Equal(created.CreatedAt) {
+			t.Errorf("updated %+v", updated)
+		}
+		if r := c.sendJSON("PUT", "/pets/99", `{"name":"x","species":"dog"}`, testToken); r.status != 404 {
+			t.Errorf("update unknown: %d", r.status)
+		}
+		if r := c.sendJSON("PUT", "/pets/8", `{"name":"x","species":"dog"}`, ""); r.status != 401 {
+			t.Errorf("update without token: %d", r.status)
+		}
+
+		// Delete: 204, then gone.
+		if r := c.do("DELETE", "/pets/8", "", nil, testToken); r.status != 204 || len(r.body) != 0 {
+			t.Errorf("delete: %d %q", r.status, r.body)
+		}
+		if r := c.get("/pets/8"); r.status != 404 {
+			t.Errorf("deleted pet: %d", r.status)
+		}
+		if r := c.do("DELETE", "/pets/8", "", nil, testToken); r.status != 404 {
+			t.Errorf("delete twice: %d", r.status)
+		}
+	})
 }
 
 // multipartPhoto builds a multipart/form-data body with one file.
@@ -270,57 +279,61 @@ func multipartPhoto(t *testing.T, field, ctype string, data []byte) (string, *by
 }
 
 func TestPhotoUploadAndDownload(t *testing.T) {
-	c := newService(t)
-	if r := c.get("/pets/1/photo"); r.status != 404 {
-		t.Errorf("photo before upload: %d", r.status)
-	}
-	png := []byte("\x89PNG\r\n\x1a\n fake image bytes")
-	ctype, body := multipartPhoto(t, "photo", "image/png", png)
-	p := decode[Pet](t, c.do("POST", "/pets/1/photo", ctype, body, testToken), 200)
-	if !p.HasPhoto {
-		t.Errorf("after upload: %+v", p)
-	}
-	r := c.get("/pets/1/photo")
-	if r.status != 200 || r.header.Get("Content-Type") != "image/png" || !bytes.Equal(r.body, png) {
-		t.Errorf("download: %d %q %q", r.status, r.header.Get("Content-Type"), r.body)
-	}
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		if r := c.get("/pets/1/photo"); r.status != 404 {
+			t.Errorf("photo before upload: %d", r.status)
+		}
+		png := []byte("\x89PNG\r\n\x1a\n fake image bytes")
+		ctype, body := multipartPhoto(t, "photo", "image/png", png)
+		p := decode[Pet](t, c.do("POST", "/pets/1/photo", ctype, body, testToken), 200)
+		if !p.HasPhoto {
+			t.Errorf("after upload: %+v", p)
+		}
+		r := c.get("/pets/1/photo")
+		if r.status != 200 || r.header.Get("Content-Type") != "image/png" || !bytes.Equal(r.body, png) {
+			t.Errorf("download: %d %q %q", r.status, r.header.Get("Content-Type"), r.body)
+		}
 
-	ctype, body = multipartPhoto(t, "photo", "text/plain", []byte("not an image"))
-	if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 422 || r.problem(t).Errors[0].Location != "body.photo" {
-		t.Errorf("text file: %d %s", r.status, r.body)
-	}
-	ctype, body = multipartPhoto(t, "other", "image/png", png)
-	if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 422 {
-		t.Errorf("no photo field: %d %s", r.status, r.body)
-	}
-	ctype, body = multipartPhoto(t, "photo", "image/png", png)
-	if r := c.do("POST", "/pets/99/photo", ctype, body, testToken); r.status != 404 {
-		t.Errorf("unknown pet: %d %s", r.status, r.body)
-	}
-	ctype, body = multipartPhoto(t, "photo", "image/png", png)
-	if r := c.do("POST", "/pets/1/photo", ctype, body, ""); r.status != 401 {
-		t.Errorf("without token: %d", r.status)
-	}
-	ctype, body = multipartPhoto(t, "photo", "image/png", bytes.Repeat([]byte("x"), maxPhotoBytes+1))
-	if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 413 {
-		t.Errorf("photo over 4 MiB: %d %s", r.status, r.body)
-	}
+		ctype, body = multipartPhoto(t, "photo", "text/plain", []byte("not an image"))
+		if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 422 || r.problem(t).Errors[0].Location != "body.photo" {
+			t.Errorf("text file: %d %s", r.status, r.body)
+		}
+		ctype, body = multipartPhoto(t, "other", "image/png", png)
+		if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 422 {
+			t.Errorf("no photo field: %d %s", r.status, r.body)
+		}
+		ctype, body = multipartPhoto(t, "photo", "image/png", png)
+		if r := c.do("POST", "/pets/99/photo", ctype, body, testToken); r.status != 404 {
+			t.Errorf("unknown pet: %d %s", r.status, r.body)
+		}
+		ctype, body = multipartPhoto(t, "photo", "image/png", png)
+		if r := c.do("POST", "/pets/1/photo", ctype, body, ""); r.status != 401 {
+			t.Errorf("without token: %d", r.status)
+		}
+		ctype, body = multipartPhoto(t, "photo", "image/png", bytes.Repeat([]byte("x"), maxPhotoBytes+1))
+		if r := c.do("POST", "/pets/1/photo", ctype, body, testToken); r.status != 413 {
+			t.Errorf("photo over 4 MiB: %d %s", r.status, r.body)
+		}
+	})
 }
 
 func TestWhoAmI(t *testing.T) {
-	c := newService(t)
-	if me := decode[Me](t, c.do("GET", "/me", "", nil, testToken), 200); me.User != "tester" {
-		t.Errorf("me: %+v", me)
-	}
-	if r := c.get("/me"); r.status != 401 {
-		t.Errorf("without token: %d", r.status)
-	}
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		if me := decode[Me](t, c.do("GET", "/me", "", nil, testToken), 200); me.User != "tester" {
+			t.Errorf("me: %+v", me)
+		}
+		if r := c.get("/me"); r.status != 401 {
+			t.Errorf("without token: %d", r.status)
+		}
+	})
 }
 
 // TestOpenAPIDocument checks the served document with the independent
 // validator, and that it describes every route of the service.
 func TestOpenAPIDocument(t *testing.T) {
-	c := newService(t)
+	c := startService(t, testDBs[0])
 	j, y := c.get("/openapi.json"), c.get("/openapi.yaml")
 	if j.status != 200 || y.status != 200 {
 		t.Fatalf("document: %d, %d", j.status, y.status)
@@ -357,7 +370,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("%d operations documented, want %d", n, len(want))
 	}
 	var cmdYAML, cmdJSON bytes.Buffer
-	r := newRouter(NewStore(), nil)
+	r := newService(nil, nil, options{})
 	if err := writeOpenAPI(&cmdYAML, r, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +393,7 @@ func TestDocsPageInBrowser(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	browsertest.Chromium(t)
-	c := newService(t)
+	c := startService(t, testDBs[0])
 	dom := browsertest.DOM(t, c.base+"/docs", 20*time.Second)
 	blocks := regexp.MustCompile(`class="opblock opblock-(get|post|put|delete)[^"]*"`).FindAllString(dom, -1)
 	if len(blocks) != 8 {

@@ -1,21 +1,25 @@
 // Command petstore is vane's example service: a small pet store API with
 // typed, validated operations, an OpenAPI 3.1 document and an API reference
-// page, served with graceful shutdown.
+// page, its data in SQLite or PostgreSQL, request logs, health and
+// readiness probes, and the shutdown order Kubernetes expects.
 //
-//	go run ./examples/petstore                  # serves on :8080, prints where the docs are
-//	go run ./examples/petstore -addr :9000
-//	go run ./examples/petstore openapi > openapi.yaml
-//	go run ./examples/petstore openapi json > openapi.json
+//	go run ./petstore                       # SQLite in ./petstore-data, serves on :8080
+//	go run ./petstore -addr :9000 -data /var/lib/petstore
+//	DATABASE_URL=postgres://user@db/pets go run ./petstore
+//	go run ./petstore openapi > openapi.yaml
+//	go run ./petstore openapi json > openapi.json
 //
-// Reading is open; writing needs the bearer token printed at start-up (set
-// PETSTORE_TOKEN to choose it):
+// (from the examples directory, the module's root). Reading is open;
+// writing needs the bearer token printed at start-up (set PETSTORE_TOKEN to
+// choose it):
 //
 //	curl localhost:8080/pets?species=cat
 //	curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
 //		-d '{"name":"Nemo","species":"fish"}' localhost:8080/pets
 //
-// The pets start as those of pets.json, embedded in the binary; changes live
-// in memory until the process ends.
+// Every setting is a flag whose default comes from an environment variable
+// (run with -h for the list). Request logs are JSON lines on standard
+// error, one per request.
 package main
 
 import (
@@ -26,27 +30,59 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/middleware"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "petstore:", err)
 		os.Exit(1)
 	}
 }
 
 // run is the whole command, apart from the process's exit: args are the
-// command-line arguments, and out receives what it prints.
-func run(ctx context.Context, args []string, out io.Writer) error {
+// command-line arguments, getenv reads the environment, stdout receives
+// what it prints and stderr its logs.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	envOr := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	durationEnv := func(name string, def time.Duration) time.Duration {
+		if d, err := time.ParseDuration(getenv(name)); err == nil {
+			return d
+		}
+		return def
+	}
 	flags := flag.NewFlagSet("petstore", flag.ContinueOnError)
-	addr := flags.String("addr", ":8080", "address to listen on")
+	flags.SetOutput(stderr)
+	addr := flags.String("addr", envOr("PETSTORE_ADDR", ":8080"), "address to listen on ($PETSTORE_ADDR)")
+	dataDir := flags.String("data", envOr("PETSTORE_DATA", "petstore-data"),
+		"directory of the SQLite database, used when no PostgreSQL URL is given ($PETSTORE_DATA)")
+	dbURL := flags.String("database-url", getenv("DATABASE_URL"), "PostgreSQL URL; empty: SQLite ($DATABASE_URL)")
+	origins := flags.String("cors-origins", getenv("PETSTORE_CORS_ORIGINS"),
+		"comma-separated origins whose browser pages may call the API, such as https://app.example.com ($PETSTORE_CORS_ORIGINS)")
+	proxies := flags.String("trusted-proxies", getenv("PETSTORE_TRUSTED_PROXIES"),
+		"comma-separated addresses and CIDR prefixes of the proxies whose X-Forwarded-For is believed ($PETSTORE_TRUSTED_PROXIES)")
+	timeout := flags.Duration("timeout", durationEnv("PETSTORE_TIMEOUT", 15*time.Second),
+		"time an API request has to answer before a 503 ($PETSTORE_TIMEOUT)")
+	drain := flags.Duration("drain-delay", durationEnv("PETSTORE_DRAIN_DELAY", 0),
+		"at shutdown, time to keep serving with readiness failing before the listener closes; 5s-15s behind a load balancer ($PETSTORE_DRAIN_DELAY)")
+	logFormat := flags.String("log", envOr("PETSTORE_LOG", "json"), "log format: json or text ($PETSTORE_LOG)")
 	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "usage: petstore [-addr host:port]\n"+
-			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n")
+		fmt.Fprintf(flags.Output(), "usage: petstore [flags]\n"+
+			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n"+
+			"PETSTORE_TOKEN sets the bearer token for writing (default: a new random one).\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -56,32 +92,71 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	token := os.Getenv("PETSTORE_TOKEN")
+	token := getenv("PETSTORE_TOKEN")
 	if token == "" {
 		token = randomToken()
 	}
-	r := newRouter(NewStore(), map[string]string{token: "demo"})
+	tokens := map[string]string{token: "demo"}
 
 	switch flags.Arg(0) {
 	case "":
 	case "openapi":
-		return writeOpenAPI(out, r, flags.Arg(1))
+		return writeOpenAPI(stdout, newService(nil, tokens, options{}), flags.Arg(1))
 	default:
 		flags.Usage()
 		return fmt.Errorf("unknown command %q", flags.Arg(0))
 	}
 
+	var handler slog.Handler
+	switch *logFormat {
+	case "json":
+		handler = slog.NewJSONHandler(stderr, nil)
+	case "text":
+		handler = slog.NewTextHandler(stderr, nil)
+	default:
+		return fmt.Errorf("unknown log format %q (want json or text)", *logFormat)
+	}
+	logger := slog.New(requestIDHandler{handler})
+	trusted, err := middleware.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return err
+	}
+
+	var store *Store
+	where := ""
+	if *dbURL != "" {
+		store, err = OpenPostgres(ctx, *dbURL, logger)
+		where = "postgres " + redactURL(*dbURL)
+	} else {
+		store, err = OpenSQLite(ctx, *dataDir, logger)
+		where = "sqlite " + *dataDir
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
 	srv := &vane.Server{
-		Addr:    *addr,
-		Handler: r,
+		Addr:       *addr,
+		Logger:     logger,
+		DrainDelay: *drain,
 		OnListen: func(a net.Addr) {
 			base := "http://" + browsable(a)
-			fmt.Fprintf(out, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
-				base, base, base, token)
+			fmt.Fprintf(stdout, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\nhealth:    %s/healthz %s/readyz\n"+
+				"database:  %s\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
+				base, base, base, base, base, where, token)
 		},
 	}
-	// ListenAndServe stops when ctx ends or on Ctrl-C or SIGTERM, after the
-	// requests in flight.
+	srv.Handler = newService(store, tokens, options{
+		logger:         logger,
+		trustedProxies: trusted,
+		corsOrigins:    splitList(*origins),
+		timeout:        *timeout,
+		ready:          readiness(srv, store),
+	})
+	// ListenAndServe stops when ctx ends or on Ctrl-C or SIGTERM: readiness
+	// fails at once, the listener closes after the drain delay, and the
+	// requests in flight finish.
 	return srv.ListenAndServe(ctx)
 }
 
@@ -118,6 +193,26 @@ func browsable(a net.Addr) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// redactURL hides the password of a database URL, for printing.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "(a PostgreSQL connection string)" // keyword=value form: it may hold a password
+	}
+	return u.Redacted()
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func randomToken() string {

@@ -3,29 +3,43 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/vane-http/vane"
 )
 
 var update = flag.Bool("update", false, "rewrite openapi.yaml with the document generated now")
 
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }
+
+// envOf is an environment holding vars.
+func envOf(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
 // TestOpenAPICommand checks `petstore openapi`, and that openapi.yaml, the
 // copy of the document kept beside the code for client generators, is up
-// to date. After a change to the API: go test ./examples/petstore -update,
-// then review the diff.
+// to date. After a change to the API: go test ./petstore -update (in
+// examples/), then review the diff.
 func TestOpenAPICommand(t *testing.T) {
 	var yaml, js bytes.Buffer
-	if err := run(context.Background(), []string{"openapi"}, &yaml); err != nil {
+	if err := run(context.Background(), []string{"openapi"}, noEnv, &yaml, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(context.Background(), []string{"openapi", "json"}, &js); err != nil {
+	if err := run(context.Background(), []string{"openapi", "json"}, noEnv, &js, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !json.Valid(js.Bytes()) || !strings.HasPrefix(yaml.String(), "openapi: 3.1.0\n") {
@@ -41,26 +55,55 @@ func TestOpenAPICommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(kept, yaml.Bytes()) {
-		t.Error("examples/petstore/openapi.yaml is out of date: go test ./examples/petstore -update, and review the diff")
+		t.Error("examples/petstore/openapi.yaml is out of date: go test ./petstore -update (in examples/), and review the diff")
 	}
-	if err := run(context.Background(), []string{"frobnicate"}, io.Discard); err == nil {
+	if err := run(context.Background(), []string{"frobnicate"}, noEnv, io.Discard, io.Discard); err == nil {
 		t.Error("unknown command accepted")
+	}
+	if err := run(context.Background(), []string{"-log", "xml"}, noEnv, io.Discard, io.Discard); err == nil {
+		t.Error("unknown log format accepted")
 	}
 }
 
-// TestRunServesUntilCancelled starts the command as `go run` would, on a
-// free port, uses it, and stops it.
-func TestRunServesUntilCancelled(t *testing.T) {
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the
+// test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// running is the command started as `go run` would start it.
+type running struct {
+	printed map[string]string // what it printed at start: "pet store", "docs page", "token"…
+	base    string            // http://127.0.0.1:port
+	logs    *syncBuffer       // its standard error
+	stop    func() error      // cancels its context and returns run's result
+}
+
+// start runs the command with args (and -addr 127.0.0.1:0) in env, and
+// returns once it serves.
+func start(t *testing.T, args []string, env map[string]string) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	pr, pw := io.Pipe()
+	logs := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw)
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), envOf(env), pw, logs)
 		pw.Close()
 	}()
-
-	// The command prints where everything is.
 	printed := map[string]string{}
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
@@ -71,11 +114,39 @@ func TestRunServesUntilCancelled(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, pr)
-	docs := printed["docs page"]
-	if !strings.HasSuffix(docs, "/docs") {
-		t.Fatalf("printed %v", printed)
+	if _, ok := printed["token"]; !ok {
+		cancel()
+		t.Fatalf("the command did not start: %v\n%s", <-done, logs.String())
 	}
-	for _, url := range []string{docs, printed["pet store"], printed["OpenAPI"]} {
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not stop")
+			return nil
+		}
+	}
+	t.Cleanup(func() { stop() })
+	base := strings.TrimSuffix(printed["pet store"], "/pets")
+	return &running{printed, base, logs, stop}
+}
+
+// TestRunServesUntilCancelled starts the command, uses every URL it prints,
+// and stops it.
+func TestRunServesUntilCancelled(t *testing.T) {
+	r := start(t, []string{"-data", t.TempDir()}, nil)
+	if !strings.HasSuffix(r.printed["docs page"], "/docs") || !strings.HasPrefix(r.printed["database"], "sqlite ") {
+		t.Fatalf("printed %v", r.printed)
+	}
+	for _, url := range append([]string{r.printed["docs page"], r.printed["pet store"], r.printed["OpenAPI"]},
+		strings.Fields(r.printed["health"])...) {
 		res, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)
@@ -85,14 +156,212 @@ func TestRunServesUntilCancelled(t *testing.T) {
 			t.Errorf("%s: %d", url, res.StatusCode)
 		}
 	}
-
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run returned %v after its context ended", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop")
+	if err := r.stop(); err != nil {
+		t.Errorf("run returned %v after its context ended", err)
 	}
+}
+
+// createPet adds a pet through the running service and returns its URL.
+func createPet(t *testing.T, r *running, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", r.base+"/pets", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+strings.Fields(r.printed["token"])[0])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		t.Fatalf("creating a pet: %d", res.StatusCode)
+	}
+	return r.base + res.Header.Get("Location")
+}
+
+// TestRestartKeepsPets creates a pet, restarts the service on the same
+// database, and finds the pet there: on SQLite (the data directory) and on
+// PostgreSQL (DATABASE_URL).
+func TestRestartKeepsPets(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		loc := db.fresh(t)
+		args, env := []string{"-data", loc}, map[string]string{"PETSTORE_TOKEN": "secret"}
+		if db.name == "postgres" {
+			args, env["DATABASE_URL"] = nil, loc
+		}
+		first := start(t, args, env)
+		if !strings.HasPrefix(first.printed["database"], db.name+" ") {
+			t.Fatalf("database %q", first.printed["database"])
+		}
+		url := createPet(t, first, `{"name":"Nemo","species":"fish","tags":["orange"]}`)
+		if err := first.stop(); err != nil {
+			t.Fatal(err)
+		}
+
+		second := start(t, args, env)
+		res, err := http.Get(strings.Replace(url, first.base, second.base, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pet
+		json.NewDecoder(res.Body).Decode(&p)
+		res.Body.Close()
+		if res.StatusCode != 200 || p.Name != "Nemo" || len(p.Tags) != 1 {
+			t.Errorf("after the restart: %d %+v", res.StatusCode, p)
+		}
+		var page Page[Pet]
+		res, err = http.Get(second.base + "/pets")
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if page.Total != 8 {
+			t.Errorf("%d pets after the restart, want 8", page.Total)
+		}
+	})
+}
+
+// TestRunAsOperated checks what an operator sees from the outside: gzip,
+// request IDs, health and readiness, CORS for the configured origin, the
+// client's address behind a trusted proxy, and one JSON log line per
+// request.
+func TestRunAsOperated(t *testing.T) {
+	r := start(t, []string{"-data", t.TempDir(), "-cors-origins", "https://app.example", "-trusted-proxies", "127.0.0.1"}, nil)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	send := func(method, path string, header http.Header) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, r.base+path, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res, b
+	}
+
+	res, body := send("GET", "/pets", http.Header{"Accept-Encoding": {"gzip"}, "X-Forwarded-For": {"203.0.113.9"}})
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" || len(res.Header.Get("X-Request-Id")) != 26 {
+		t.Errorf("GET /pets: %d, Content-Encoding %q, X-Request-Id %q", res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("X-Request-Id"))
+	}
+	if zr, err := gzip.NewReader(bytes.NewReader(body)); err != nil {
+		t.Errorf("not gzip: %v", err)
+	} else if plain, err := io.ReadAll(zr); err != nil || !json.Valid(plain) {
+		t.Errorf("gunzipped body: %v %.80q", err, plain)
+	}
+
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if res, body := send("GET", path, nil); res.StatusCode != 200 || !json.Valid(body) {
+			t.Errorf("%s: %d %s", path, res.StatusCode, body)
+		}
+	}
+
+	res, _ = send("OPTIONS", "/pets", http.Header{"Origin": {"https://app.example"}, "Access-Control-Request-Method": {"POST"},
+		"Access-Control-Request-Headers": {"authorization,content-type"}})
+	if res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight from the configured origin: %d %v", res.StatusCode, res.Header)
+	}
+	res, _ = send("GET", "/pets/1", http.Header{"Origin": {"https://evil.example"}})
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("another origin: %d %v", res.StatusCode, res.Header)
+	}
+
+	res, _ = send("GET", "/pets/1", http.Header{"X-Request-Id": {"abc-123"}})
+	if res.Header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("X-Request-Id %q, want the client's", res.Header.Get("X-Request-Id"))
+	}
+
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	var requests []map[string]any
+	for line := range strings.Lines(r.logs.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "request" {
+			requests = append(requests, rec)
+		}
+	}
+	if len(requests) != 6 {
+		t.Fatalf("%d request log lines for 6 requests:\n%s", len(requests), r.logs.String())
+	}
+	first := requests[0]
+	for k, want := range map[string]any{"method": "GET", "route": "/pets", "path": "/pets", "status": 200.0, "client": "203.0.113.9"} {
+		if first[k] != want {
+			t.Errorf("%s = %v, want %v, in %v", k, first[k], want, first)
+		}
+	}
+	if id, _ := first["request_id"].(string); len(id) != 26 {
+		t.Errorf("request_id %v", first["request_id"])
+	}
+	if b, _ := first["bytes"].(float64); b <= 0 {
+		t.Errorf("bytes %v", first["bytes"])
+	}
+	if last := requests[5]; last["request_id"] != "abc-123" || last["route"] != "/pets/{id}" {
+		t.Errorf("last request's line: %v", last)
+	}
+}
+
+// At shutdown the service fails readiness at once, and keeps serving
+// until the drain delay has passed.
+func TestRunFailsReadinessWhileDraining(t *testing.T) {
+	r := start(t, []string{"-data", t.TempDir(), "-drain-delay", "1s"}, nil)
+	stopped := make(chan error, 1)
+	go func() { stopped <- r.stop() }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, err := http.Get(r.base + "/readyz")
+		if err != nil {
+			t.Fatalf("the listener closed before readiness failed: %v", err)
+		}
+		res.Body.Close()
+		if res.StatusCode == 503 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readiness still 200 5s after shutdown began")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := http.Get(r.base + "/pets/1")
+	if err != nil || res.StatusCode != 200 {
+		t.Errorf("while draining, GET /pets/1: %v %v", res, err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Readiness reports the database: 503 with a problem body once it stops
+// answering.
+func TestReadinessReportsTheDatabase(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		store := db.freshStore(t)
+		srv := &vane.Server{Logger: slog.New(slog.DiscardHandler)}
+		h := newService(store, nil, options{ready: readiness(srv, store)})
+		get := func() (int, string, string) {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+			return w.Code, w.Header().Get("Content-Type"), w.Body.String()
+		}
+		if code, _, body := get(); code != 200 || !strings.Contains(body, `"database":"ok"`) {
+			t.Errorf("database up: %d %s", code, body)
+		}
+		store.Close()
+		if code, ctype, body := get(); code != 503 || ctype != "application/problem+json" || !strings.Contains(body, "database check failed") {
+			t.Errorf("database down: %d %q %s", code, ctype, body)
+		}
+		// Liveness does not depend on the database.
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+		if w.Code != 200 {
+			t.Errorf("healthz with the database down: %d", w.Code)
+		}
+	})
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	_ "embed"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
-	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -37,9 +37,6 @@ type Photo struct {
 	Data        []byte
 }
 
-// errNotFound is returned by the store for an unknown ID.
-var errNotFound = errors.New("no such pet")
-
 // Filter selects pets for List. Zero fields match everything.
 type Filter struct {
 	Species string
@@ -48,158 +45,292 @@ type Filter struct {
 	Query   string   // case-insensitive substring of the name
 }
 
-// Store is an in-memory pet store, safe for concurrent use. A real service
-// would put a database behind the same methods.
+// Store keeps the pets in a SQL database: SQLite (OpenSQLite) or
+// PostgreSQL (OpenPostgres), through the same queries. It holds no state of
+// its own beyond the connection pool, so any number of processes may share
+// one PostgreSQL database. Every method runs its queries with the context
+// it is given, so that a request that ends (its client gone, its timeout
+// passed) stops its queries too. It is safe for concurrent use.
 type Store struct {
-	mu     sync.RWMutex
-	pets   map[int64]*Pet
-	photos map[int64]Photo
-	nextID int64
-	now    func() time.Time
+	db  *sql.DB
+	d   dialect
+	now func() time.Time
 }
 
-//go:embed pets.json
-var defaultPets []byte
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
 
-// NewStore returns a store holding the pets of pets.json, embedded in the
-// binary, so the service has data to show on its first run.
-func NewStore() *Store {
-	s := &Store{pets: map[int64]*Pet{}, photos: map[int64]Photo{}, now: time.Now}
-	var seed []PetInput
-	if err := json.Unmarshal(defaultPets, &seed); err != nil {
-		panic("petstore: embedded pets.json: " + err.Error())
+// Ping checks that the database answers a query, for the readiness probe.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// selectPets is the start of every query that reads pets, with extra
+// columns after those scanPet reads; the WHERE clause and what follows are
+// the caller's.
+func (s *Store) selectPets(extra string) string {
+	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at,
+		EXISTS (SELECT 1 FROM pet_photos ph WHERE ph.pet_id = p.id), ` + s.d.tags + extra + `
+		FROM pets p `
+}
+
+// scanPet reads a row of selectPets, followed by extra columns.
+func scanPet(row interface{ Scan(...any) error }, extra ...any) (Pet, error) {
+	var p Pet
+	var birth, owner sql.NullString
+	var tags []byte
+	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt,
+		&p.HasPhoto, &tags}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return Pet{}, err
 	}
-	for _, p := range seed {
-		s.Create(p)
+	p.BirthDate = birth.String
+	if owner.Valid {
+		p.Owner = &owner.String
 	}
-	return s
+	if err := json.Unmarshal(tags, &p.Tags); err != nil {
+		return Pet{}, err
+	}
+	if len(p.Tags) == 0 {
+		p.Tags = nil
+	}
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	return p, nil
 }
 
 // List returns the pets matching f, in ID order, from offset on, at most
 // limit of them, and how many match in all.
-func (s *Store) List(f Filter, offset, limit int) ([]Pet, int) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	ids := make([]int64, 0, len(s.pets))
-	for id, p := range s.pets {
-		if f.matches(p) {
-			ids = append(ids, id)
-		}
+func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, int, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
 	}
-	slices.Sort(ids)
-	total := len(ids)
-	if offset > total {
-		offset = total
+	if f.Species != "" {
+		where = append(where, "p.species = "+arg(f.Species))
 	}
-	ids = ids[offset:min(total, offset+limit)]
-	out := make([]Pet, len(ids))
-	for i, id := range ids {
-		out[i] = *s.cloned(s.pets[id])
-	}
-	return out, total
-}
-
-func (f Filter) matches(p *Pet) bool {
-	if f.Species != "" && p.Species != f.Species {
-		return false
-	}
-	if f.Status != "" && p.Status != f.Status {
-		return false
+	if f.Status != "" {
+		where = append(where, "p.status = "+arg(f.Status))
 	}
 	for _, t := range f.Tags {
-		if !slices.Contains(p.Tags, t) {
-			return false
+		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
+	}
+	if f.Query != "" {
+		where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(strings.ToLower(f.Query))+"%")+` ESCAPE '\'`)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = "WHERE " + strings.Join(where, " AND ")
+	}
+
+	// One statement reads the page and the total, so that both come from
+	// the same snapshot.
+	q := s.selectPets(", COUNT(*) OVER ()") + cond + " ORDER BY p.id LIMIT " + arg(limit) + " OFFSET " + arg(offset)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var pets []Pet
+	total := 0
+	for rows.Next() {
+		p, err := scanPet(rows, &total)
+		if err != nil {
+			return nil, 0, err
+		}
+		pets = append(pets, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if len(pets) == 0 && offset > 0 {
+		// Past the last page: no row carries the total.
+		err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pets p "+cond, args[:len(args)-2]...).Scan(&total)
+		if err != nil {
+			return nil, 0, err
 		}
 	}
-	return f.Query == "" || strings.Contains(strings.ToLower(p.Name), strings.ToLower(f.Query))
+	return pets, total, nil
+}
+
+// escapeLike escapes the wildcards of a LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Get returns the pet with id.
-func (s *Store) Get(id int64) (Pet, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.pets[id]
-	if !ok {
+func (s *Store) Get(ctx context.Context, id int64) (Pet, error) {
+	return s.get(ctx, s.db, id)
+}
+
+func (s *Store) get(ctx context.Context, q querier, id int64) (Pet, error) {
+	p, err := scanPet(q.QueryRowContext(ctx, s.selectPets("")+"WHERE p.id = $1", id))
+	if errors.Is(err, sql.ErrNoRows) {
 		return Pet{}, errNotFound
 	}
-	return *s.cloned(p), nil
+	return p, err
 }
 
 // Create stores a new pet and returns it as stored.
-func (s *Store) Create(in PetInput) Pet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextID++
-	now := s.now().UTC().Truncate(time.Second)
-	p := &Pet{ID: s.nextID, PetInput: in, CreatedAt: now, UpdatedAt: now}
-	if p.Status == "" {
-		p.Status = "available"
-	}
-	s.pets[p.ID] = s.cloned(p)
-	return *s.cloned(p)
+func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
+	var p Pet
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second))
+		return err
+	})
+	return p, err
 }
 
-// Update replaces the client's fields of the pet with id.
-func (s *Store) Update(id int64, in PetInput) (Pet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pets[id]
-	if !ok {
-		return Pet{}, errNotFound
+// insertPet inserts a pet and its tags with tx.
+func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet, error) {
+	if in.Status == "" {
+		in.Status = "available"
 	}
-	p.PetInput = s.cloned(&Pet{PetInput: in}).PetInput
-	if p.Status == "" {
-		p.Status = "available"
+	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now}
+	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
+	if err != nil {
+		return Pet{}, err
 	}
-	p.UpdatedAt = s.now().UTC().Truncate(time.Second)
-	return *s.cloned(p), nil
+	if err := insertTags(ctx, tx, p.ID, in.Tags); err != nil {
+		return Pet{}, err
+	}
+	p.Tags = cloneTags(in.Tags)
+	if in.Owner != nil {
+		o := *in.Owner
+		p.Owner = &o
+	}
+	return p, nil
 }
 
-// Delete removes the pet with id and its photo.
-func (s *Store) Delete(id int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.pets[id]; !ok {
-		return errNotFound
+func insertTags(ctx context.Context, tx *sql.Tx, id int64, tags []string) error {
+	for i, t := range tags {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO pet_tags (pet_id, position, tag) VALUES ($1, $2, $3)", id, i, t); err != nil {
+			return err
+		}
 	}
-	delete(s.pets, id)
-	delete(s.photos, id)
 	return nil
 }
 
-// SetPhoto stores the photo of the pet with id.
-func (s *Store) SetPhoto(id int64, ph Photo) (Pet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pets[id]
-	if !ok {
-		return Pet{}, errNotFound
+// Update replaces the client's fields of the pet with id.
+func (s *Store) Update(ctx context.Context, id int64, in PetInput) (Pet, error) {
+	if in.Status == "" {
+		in.Status = "available"
 	}
-	s.photos[id] = ph
-	p.HasPhoto = true
-	p.UpdatedAt = s.now().UTC().Truncate(time.Second)
-	return *s.cloned(p), nil
+	var p Pet
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
+			birth_date = $5, owner = $6, updated_at = $7 WHERE id = $8`,
+			in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
+			s.now().UTC().Truncate(time.Second), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return orErr(err, errNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM pet_tags WHERE pet_id = $1", id); err != nil {
+			return err
+		}
+		if err := insertTags(ctx, tx, id, in.Tags); err != nil {
+			return err
+		}
+		p, err = s.get(ctx, tx, id)
+		return err
+	})
+	return p, err
+}
+
+// Delete removes the pet with id, its tags and its photo.
+func (s *Store) Delete(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, "DELETE FROM pets WHERE id = $1", id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return orErr(err, errNotFound)
+	}
+	return nil
+}
+
+// SetPhoto stores the photo of the pet with id, replacing any other.
+func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
+	var p Pet
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return orErr(err, errNotFound)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO pet_photos (pet_id, content_type, data) VALUES ($1, $2, $3)
+			ON CONFLICT (pet_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data`,
+			id, ph.ContentType, ph.Data)
+		if err != nil {
+			return err
+		}
+		p, err = s.get(ctx, tx, id)
+		return err
+	})
+	return p, err
 }
 
 // Photo returns the photo of the pet with id.
-func (s *Store) Photo(id int64) (Photo, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	ph, ok := s.photos[id]
-	if !ok {
+func (s *Store) Photo(ctx context.Context, id int64) (Photo, error) {
+	var ph Photo
+	err := s.db.QueryRowContext(ctx, "SELECT content_type, data FROM pet_photos WHERE pet_id = $1", id).
+		Scan(&ph.ContentType, &ph.Data)
+	if errors.Is(err, sql.ErrNoRows) {
 		return Photo{}, errNotFound
 	}
-	return ph, nil
+	return ph, err
 }
 
-// cloned returns a copy of p that shares no memory with it, so that what
-// the store keeps and what it hands out never alias.
-func (s *Store) cloned(p *Pet) *Pet {
-	c := *p
-	c.Tags = slices.Clone(p.Tags)
-	if p.Owner != nil {
-		o := *p.Owner
-		c.Owner = &o
+// inTx runs fn in a transaction, committed if fn returns nil and rolled
+// back otherwise.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
 	}
-	return &c
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// nullable maps "" to SQL NULL.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// orErr returns err, or def when err is nil.
+func orErr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}
+
+func cloneTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	return append([]string(nil), tags...)
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -71,7 +72,14 @@ func Start(t testing.TB, o Options) *Service {
 	}
 	s.cmd = exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port))
 	s.cmd.Dir = t.TempDir()
-	s.cmd.Env = append(os.Environ(), "PETSTORE_TOKEN="+Token)
+	// The service's defaults (SQLite in the working directory), whatever
+	// the test's environment says.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PETSTORE_") && !strings.HasPrefix(kv, "DATABASE_URL=") {
+			s.cmd.Env = append(s.cmd.Env, kv)
+		}
+	}
+	s.cmd.Env = append(s.cmd.Env, "PETSTORE_TOKEN="+Token)
 	s.cmd.Env = append(s.cmd.Env, o.Env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	if err := s.cmd.Start(); err != nil {

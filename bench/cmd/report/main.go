@@ -2,26 +2,27 @@
 //
 // Run it inside bench/:
 //
-//	go run ./cmd/report              # workloads 1-5, -count 6, then BENCHMARKS.md
-//	go run ./cmd/report -quick       # CI: one short run, report under results/quick/
-//	go run ./cmd/report -e2e         # workload 6 under wrk (3 rounds, -e2e-rounds), then BENCHMARKS.md again
-//	go run ./cmd/report -from results/bench-20261121-140000.txt   # report only
+//	go run ./cmd/report              # in-process workloads, 10 rounds of -benchtime 300ms, then BENCHMARKS.md
+//	go run ./cmd/report -quick       # CI: one short round, report under results/quick/
+//	go run ./cmd/report -e2e         # end to end under wrk (6 rounds), then BENCHMARKS.md again
+//	go run ./cmd/report -from results/bench-20261121-140000.txt   # the report again, from a kept run
 //
 // Before anything is timed every adapter is checked (the same check as
 // TestCorrectness); a peer that answers wrongly is reported, not timed.
+// In-process benchmarks run pinned to one CPU with GOMAXPROCS=1, in
+// rounds; the report pairs the runs of each round into ratios vane ÷ peer
+// and decides every verdict on them. Only the raw results the report
+// shows are kept: writing BENCHMARKS.md removes the others from results/.
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -34,19 +35,23 @@ import (
 
 func main() {
 	var (
-		count     = flag.Int("count", 6, "runs of every benchmark (go test -count)")
-		benchtime = flag.String("benchtime", "", "go test -benchtime (default: go test's own, 1s)")
+		rounds    = flag.Int("count", 10, "rounds: every benchmark runs once per round, the rounds' runs paired into ratios")
+		benchtime = flag.String("benchtime", "300ms", "go test -benchtime of each run (\"\" for go test's default, 1s)")
 		bench     = flag.String("bench", ".", "go test -bench: which benchmarks to run")
-		quick     = flag.Bool("quick", false, "CI mode: -count 1, -benchtime 10ms, report under results/quick/")
-		from      = flag.String("from", "", "write the report from this raw output instead of running")
+		cpu       = flag.Int("cpu", -1, "the CPU the pinned benchmarks run on (default: the last this process may use)")
+		quick     = flag.Bool("quick", false, "CI mode: one round of -benchtime 10ms, report under results/quick/")
+		from      = flag.String("from", "", "write the report from this kept raw output instead of running")
 		runE2E    = flag.Bool("e2e", false, "run the end-to-end workload under wrk, then write the report")
 		e2eDur    = flag.Duration("e2e-duration", 10*time.Second, "wrk duration per server and round")
 		e2eWarm   = flag.Duration("e2e-warmup", 3*time.Second, "wrk warm-up per server and round")
-		e2eRounds = flag.Int("e2e-rounds", 3, "end-to-end rounds: every server measured once per round, the order rotated; the report shows medians and spreads")
+		e2eRounds = flag.Int("e2e-rounds", 6, "end-to-end rounds: every server measured once per round, the order rotated")
 		e2eConns  = flag.Int("e2e-conns", 10, "wrk connections")
-		e2eThr    = flag.Int("e2e-threads", 2, "wrk threads")
+		e2eThr    = flag.Int("e2e-threads", 1, "wrk threads (wrk runs on one CPU)")
+		serverCPU = flag.Int("e2e-server-cpu", 0, "the CPU the end-to-end servers run on")
+		wrkCPU    = flag.Int("e2e-wrk-cpu", 1, "the CPU wrk runs on")
 		e2eOnly   = flag.String("e2e-only", "", "comma-separated implementations to run end to end (default: all)")
-		out       = flag.String("out", "", "where to write BENCHMARKS.md (default ../BENCHMARKS.md, or results/quick/BENCHMARKS.md with -quick)")
+		out       = flag.String("out", "", "where to write BENCHMARKS.md (default ../BENCHMARKS.md, or results/quick/BENCHMARKS.md with -quick); results are pruned only for the default")
+		results   = flag.String("results", "", "where raw results go (default results/, or results/quick/ with -quick)")
 	)
 	flag.Parse()
 	log.SetFlags(0)
@@ -59,15 +64,25 @@ func main() {
 	chartDir, chartRel := "charts", "bench/charts"
 	outFile := "../BENCHMARKS.md"
 	if *quick {
-		*count, *benchtime = 1, "10ms"
+		*rounds, *benchtime = 1, "10ms"
 		resultsDir = filepath.Join("results", "quick")
 		chartDir, chartRel = filepath.Join(resultsDir, "charts"), "charts"
 		outFile = filepath.Join(resultsDir, "BENCHMARKS.md")
 	}
+	prunable := *out == ""
 	if *out != "" {
 		// A report written elsewhere keeps its charts beside it.
 		outFile = *out
 		chartDir, chartRel = filepath.Join(filepath.Dir(outFile), "charts"), "charts"
+	}
+	if *results != "" {
+		resultsDir = *results
+	}
+	if *from != "" {
+		resultsDir = filepath.Dir(*from)
+	}
+	if *rounds < 1 {
+		log.Fatal("-count must be at least 1")
 	}
 	for _, d := range []string{resultsDir, chartDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -76,87 +91,65 @@ func main() {
 	}
 
 	if *runE2E {
-		if *e2eRounds < 1 {
-			log.Fatal("-e2e-rounds must be at least 1")
-		}
-		res, err := e2e.Run(e2e.Options{
+		if err := endToEnd(resultsDir, e2e.Options{
 			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr, Rounds: *e2eRounds,
-			Only: splitList(*e2eOnly), Log: os.Stderr,
-		})
-		if err != nil {
-			log.Fatal(err)
-		}
-		stamp := time.Now().UTC().Format("20060102-150405")
-		if err := report.WriteJSON(filepath.Join(resultsDir, "e2e-"+stamp+".json"), res); err != nil {
+			ServerCPU: *serverCPU, WrkCPU: *wrkCPU, Only: splitList(*e2eOnly), Log: os.Stderr,
+		}, commandLine()); err != nil {
 			log.Fatal(err)
 		}
 	}
 
 	raw := *from
-	if raw == "" && *runE2E {
+	switch {
+	case raw == "" && *runE2E:
 		raw = latest(resultsDir, "bench-*.txt")
 		if raw == "" {
 			log.Printf("no benchmark run under %s yet: the report will have only the end-to-end table", resultsDir)
 		}
-	}
-	var meta report.Meta
-	if raw == "" && !*runE2E {
+	case raw == "":
+		if *cpu < 0 {
+			c, err := pinCPU()
+			if err != nil {
+				log.Fatal(err)
+			}
+			*cpu = c
+		}
 		var err error
-		raw, meta, err = run(resultsDir, *bench, *count, *benchtime, *quick)
+		raw, _, err = run(runOptions{dir: resultsDir, bench: *bench, rounds: *rounds, benchtime: *benchtime, cpu: *cpu, quick: *quick, command: commandLine()})
 		if err != nil {
 			log.Fatal(err)
-		}
-	} else if raw != "" {
-		if err := report.ReadJSON(strings.TrimSuffix(raw, ".txt")+".json", &meta); err != nil {
-			log.Fatalf("%s has no metadata beside it: %v", raw, err)
-		}
-		// Notes describe the adapters: add those written since the run.
-		if meta.Notes == nil {
-			meta.Notes = map[string]string{}
-		}
-		for k, v := range notes() {
-			if _, ok := meta.Notes[k]; !ok {
-				meta.Notes[k] = v
-			}
 		}
 	}
 
-	data := &report.Data{Samples: map[report.Key]map[string][]float64{}, Config: map[string]string{}}
-	if raw != "" {
-		f, err := os.Open(raw)
-		if err != nil {
-			log.Fatal(err)
-		}
-		data, err = report.Parse(f, raw)
-		f.Close()
-		if err != nil {
-			log.Fatal(err)
-		}
-	}
-	var e2eRes *report.E2E
-	if file := latest(resultsDir, "e2e-*.json"); file != "" {
-		e2eRes = &report.E2E{}
-		if err := report.ReadJSON(file, e2eRes); err != nil {
-			log.Fatal(err)
-		}
-	}
-	rep := &report.Report{Data: data, Meta: meta, E2E: e2eRes, ChartDir: chartDir, ChartRel: chartRel}
-	f, err := os.Create(outFile)
+	e2eFile := latest(resultsDir, "e2e-*.json")
+	in := inputs{raw: raw, e2e: e2eFile, chartDir: chartDir, chartRel: chartRel}
+	md, rep, err := render(in)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := rep.Render(f); err != nil {
+	if err := os.WriteFile(outFile, md, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
+	// The same files must give the same report: render again, as -from
+	// would, and compare.
+	if err := sameAgain(in, md); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("wrote %s (raw output: %s)", outFile, raw)
+	log.Printf("wrote %s (raw output: %s; end to end: %s); rendered again from those files: identical", outFile, firstNonEmpty(raw, "none"), firstNonEmpty(e2eFile, "none"))
+	if prunable {
+		removed, err := prune(resultsDir, shownFiles(raw, e2eFile, rep.E2E))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(removed) > 0 {
+			log.Printf("removed %d raw results of runs the report does not show", len(removed))
+		}
+	}
 	// vane answering wrongly fails the run (CI's quick mode relies on it);
 	// a peer answering wrongly is only reported.
 	failed := false
-	for k, st := range meta.Status {
-		if st.State == report.StateWrong && strings.HasSuffix(k, "/vane") {
+	for _, k := range sortedKeys(rep.Meta.Status) {
+		if st := rep.Meta.Status[k]; st.State == report.StateWrong && strings.HasSuffix(k, "/vane") {
 			log.Printf("vane answers %s wrongly: %s", k, st.Reason)
 			failed = true
 		}
@@ -164,6 +157,108 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// commandLine is how this command was invoked, as the report names it;
+// make's targets name themselves in VANE_BENCH_VIA ("make bench").
+func commandLine() string {
+	cmd := "cd bench && go run ./cmd/report " + shell(os.Args[1:])
+	if via := os.Getenv("VANE_BENCH_VIA"); via != "" {
+		return via + "   # = " + cmd
+	}
+	return cmd
+}
+
+// endToEnd runs the end-to-end workload and keeps its results.
+func endToEnd(dir string, o e2e.Options, command string) error {
+	if o.Rounds < 1 {
+		return errors.New("-e2e-rounds must be at least 1")
+	}
+	root := output("git", "rev-parse", "--show-toplevel")
+	if root == "" {
+		root = ".."
+	}
+	o.Venv = filepath.Join(root, ".tools", "fastapi-venv")
+	o.Stamp = time.Now().UTC().Format("20060102-150405")
+	res, err := e2e.Run(o)
+	if err != nil {
+		return err
+	}
+	res.Commit, res.Tree = gitState("..")
+	res.ReportCommand = command
+	return report.WriteJSON(filepath.Join(dir, "e2e-"+res.Stamp+".json"), res)
+}
+
+// inputs are the files a report is made from.
+type inputs struct {
+	raw      string // raw go test output ("" for none); its metadata beside it
+	e2e      string // end-to-end summary ("" for none)
+	chartDir string
+	chartRel string
+}
+
+// render makes the report from its files alone: a run and -from go
+// through here, so that they give the same report.
+func render(in inputs) ([]byte, *report.Report, error) {
+	rep := &report.Report{
+		Data:     &report.Data{Samples: map[report.Key]map[string][]float64{}, Config: map[string]string{}},
+		ChartDir: in.chartDir,
+		ChartRel: in.chartRel,
+	}
+	if in.raw != "" {
+		if err := report.ReadJSON(metaFile(in.raw), &rep.Meta); err != nil {
+			return nil, nil, fmt.Errorf("%s has no metadata beside it: %v", in.raw, err)
+		}
+		f, err := os.Open(in.raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Data, err = report.Parse(f, in.raw)
+		f.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if in.e2e != "" {
+		rep.E2E = &report.E2E{}
+		if err := report.ReadJSON(in.e2e, rep.E2E); err != nil {
+			return nil, nil, err
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.Render(&b); err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), rep, nil
+}
+
+// sameAgain renders the report from the same files again, its charts in a
+// scratch directory, and fails unless the Markdown and every chart are
+// the same byte for byte.
+func sameAgain(in inputs, md []byte) error {
+	tmp, err := os.MkdirTemp("", "vane-report-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	again := in
+	again.chartDir = tmp
+	md2, _, err := render(again)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(md, md2) {
+		return fmt.Errorf("the report rendered again from %s differs from the one written", in.raw)
+	}
+	charts, _ := filepath.Glob(filepath.Join(tmp, "*.svg"))
+	for _, c := range charts {
+		a, _ := os.ReadFile(c)
+		b, err := os.ReadFile(filepath.Join(in.chartDir, filepath.Base(c)))
+		if err != nil || !bytes.Equal(a, b) {
+			return fmt.Errorf("chart %s rendered again differs from the one written", filepath.Base(c))
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {
@@ -184,181 +279,22 @@ func latest(dir, pattern string) string {
 	return files[len(files)-1]
 }
 
-// run checks every adapter, runs the benchmarks with progress, and keeps
-// the raw output and its metadata under dir.
-func run(dir, bench string, count int, benchtime string, quick bool) (string, report.Meta, error) {
-	start := time.Now().UTC()
-	stamp := start.Format("20060102-150405")
-	raw := filepath.Join(dir, "bench-"+stamp+".txt")
-
-	log.Print("checking every adapter before timing")
-	status := statuses()
-	wrong := 0
-	for k, s := range status {
-		if s.State == report.StateWrong {
-			wrong++
-			log.Printf("  %s answers wrongly, will not be timed: %s", k, s.Reason)
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
 		}
 	}
-	log.Printf("  %d cells are not timed (the peer lacks the case or is not part of it, vane's work is pending, or the answer is wrong: see the report); %d answer wrongly", len(status), wrong)
+	return ""
+}
 
-	// Each round runs every benchmark once; count rounds give count runs
-	// of each, interleaved, so that a burst of load on a shared machine
-	// spreads over every peer instead of landing on one peer's runs.
-	args := []string{"test", "-run", "^$", "-bench", bench, "-benchmem", "-timeout", "0", "-count", "1"}
-	if benchtime != "" {
-		args = append(args, "-benchtime", benchtime)
-	}
-	args = append(args, ".")
-
-	log.Print("counting benchmarks (one iteration each)")
-	total, err := countBenchmarks(bench)
-	if err != nil {
-		return "", report.Meta{}, err
-	}
-	total *= count
-
-	meta := report.Meta{
-		Date:       start.Format("2006-01-02 15:04"),
-		Quick:      quick,
-		Count:      count,
-		Benchtime:  benchtime,
-		GoVersion:  output("go", "env", "GOVERSION"),
-		OS:         output("uname", "-srm"),
-		CPU:        cpuModel(),
-		Cores:      runtime.NumCPU(),
-		VaneCommit: vaneCommit(),
-		Versions:   versions(),
-		Status:     status,
-		RawFile:    filepath.ToSlash(raw),
-	}
-	meta.Notes = notes()
+// peerNames are the columns, in report order.
+func peerNames() []string {
+	var ns []string
 	for _, p := range peers.All() {
-		meta.Peers = append(meta.Peers, p.Name)
+		ns = append(ns, p.Name)
 	}
-	cmd := "cd bench && go run ./cmd/report -count " + fmt.Sprint(count)
-	if benchtime != "" {
-		cmd += " -benchtime " + benchtime
-	}
-	if bench != "." {
-		cmd += " -bench '" + bench + "'"
-	}
-	switch {
-	case quick:
-		cmd = "make bench-quick   # = cd bench && go run ./cmd/report -quick"
-	case count == 6 && benchtime == "" && bench == ".":
-		cmd = "make bench   # = " + cmd
-	}
-	meta.Commands = []string{
-		cmd,
-		"# which runs, in bench/:",
-		fmt.Sprintf("for round in $(seq %d); do go %s; done | tee %s", count, strings.Join(quoteArgs(args), " "), filepath.ToSlash(raw)),
-		"make bench-e2e   # = cd bench && go run ./cmd/report -e2e -e2e-rounds 3 (end to end under wrk)",
-	}
-	if err := report.WriteJSON(strings.TrimSuffix(raw, ".txt")+".json", meta); err != nil {
-		return "", meta, err
-	}
-
-	f, err := os.Create(raw)
-	if err != nil {
-		return "", meta, err
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "vane-commit: %s\ngo: %s\n", meta.VaneCommit, meta.GoVersion)
-
-	log.Printf("running %d benchmark runs in %d rounds of: go %s", total, count, strings.Join(args, " "))
-	done := 0
-	timed := time.Now()
-	tty := isTerminal(os.Stderr)
-	lastShown := time.Time{}
-	for round := 1; round <= count; round++ {
-		c := exec.Command("go", args...)
-		c.Stderr = os.Stderr
-		pipe, err := c.StdoutPipe()
-		if err != nil {
-			return "", meta, err
-		}
-		if err := c.Start(); err != nil {
-			return "", meta, err
-		}
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(f, line)
-			if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "ns/op") {
-				done++
-				if tty || time.Since(lastShown) > 15*time.Second || done == total {
-					progress(os.Stderr, tty, done, total, time.Since(timed), fmt.Sprintf("round %d/%d %s", round, count, strings.Fields(line)[0]))
-					lastShown = time.Now()
-				}
-			} else if strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "panic") {
-				fmt.Fprintln(os.Stderr, "\n"+line)
-			}
-		}
-		if err := c.Wait(); err != nil {
-			return raw, meta, fmt.Errorf("go test: %v (raw output kept in %s)", err, raw)
-		}
-	}
-	fmt.Fprintln(os.Stderr)
-	log.Printf("%d runs in %s; raw output in %s", done, time.Since(start).Round(time.Second), raw)
-	return raw, meta, nil
-}
-
-// quoteArgs quotes for a shell the arguments that need it.
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if strings.ContainsAny(a, "^$|*()[] ") {
-			a = "'" + a + "'"
-		}
-		out[i] = a
-	}
-	return out
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// progress shows how far the run is and an estimate of the time left: on
-// one updated line on a terminal, a line at a time otherwise.
-func progress(w io.Writer, tty bool, done, total int, elapsed time.Duration, name string) {
-	left := "?"
-	if done > 0 && total >= done {
-		left = (time.Duration(float64(elapsed) / float64(done) * float64(total-done))).Round(time.Second).String()
-	}
-	pct := 0
-	if total > 0 {
-		pct = 100 * done / total
-	}
-	if len(name) > 72 {
-		name = name[:72]
-	}
-	start, end := "\r\033[K", ""
-	if !tty {
-		start, end = "", "\n"
-	}
-	fmt.Fprintf(w, "%s[%d/%d] %d%% elapsed %s, about %s left  %s%s", start, done, total, pct, elapsed.Round(time.Second), left, name, end)
-}
-
-// countBenchmarks runs every benchmark once with one iteration: it proves
-// they all run, and tells how many results a full run will print.
-func countBenchmarks(bench string) (int, error) {
-	c := exec.Command("go", "test", "-run", "^$", "-bench", bench, "-benchtime", "1x", "-count", "1", "-timeout", "10m", ".")
-	c.Stderr = os.Stderr
-	b, err := c.Output()
-	if err != nil {
-		return 0, fmt.Errorf("benchmarks do not run: %v\n%s", err, b)
-	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "ns/op") {
-			n++
-		}
-	}
-	return n, nil
+	return ns
 }
 
 // notes are the footnotes on measured cells (Peer.Notes), by cell.
@@ -425,14 +361,6 @@ func classify(err error) report.Status {
 	}
 }
 
-func output(name string, args ...string) string {
-	b, err := exec.Command(name, args...).Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
 func cpuModel() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
@@ -446,20 +374,9 @@ func cpuModel() string {
 	return ""
 }
 
-func vaneCommit() string {
-	c := output("git", "-C", "..", "rev-parse", "--short", "HEAD")
-	if c == "" {
-		return ""
-	}
-	if output("git", "-C", "..", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench", ":!BENCHMARKS.md") != "" {
-		c += " (with uncommitted changes)"
-	}
-	return c
-}
-
 // versions reads the version of every peer's module from the bench module's
 // build list.
-func versions() []report.Version {
+func versions(commit string) []report.Version {
 	mods := map[string]string{}
 	for _, line := range strings.Split(output("go", "list", "-m", "-f", "{{.Path}} {{.Version}}", "all"), "\n") {
 		if path, v, ok := strings.Cut(line, " "); ok {
@@ -478,7 +395,7 @@ func versions() []report.Version {
 		case p.Module == "":
 			v = output("go", "env", "GOVERSION")
 		case p.Module == "github.com/vane-http/vane":
-			v = "this checkout, " + vaneCommit()
+			v = "this checkout, " + short(commit)
 		}
 		vs = append(vs, report.Version{Name: p.Name, Module: p.Module, Version: v})
 	}

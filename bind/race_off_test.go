@@ -1,0 +1,5 @@
+//go:build !race
+
+package bind
+
+const raceEnabled = false

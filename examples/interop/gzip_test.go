@@ -1,0 +1,124 @@
+package interop
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzhttp"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/middleware"
+)
+
+type ListItems struct {
+	N int `query:"n" default:"100" maximum:"1000"`
+}
+
+type Items struct {
+	Items []Item `json:"items"`
+}
+
+// gzipRouter is a vane router whose responses gzhttp compresses, as
+// docs/middleware.md shows it.
+func gzipRouter() *vane.Router {
+	r := vane.New()
+	r.Use(func(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) })
+	vane.Get(r, "/items", func(ctx context.Context, in *ListItems) (*Items, error) {
+		out := &Items{Items: make([]Item, in.N)}
+		for i := range out.Items {
+			out.Items[i] = Item{ID: int64(i), Name: fmt.Sprintf("item %d", i)}
+		}
+		return out, nil
+	})
+	r.Get("/events", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			http.NewResponseController(w).Flush()
+			<-req.Context().Done() // waits for the client after the first event
+			return
+		}
+	})
+	return r
+}
+
+func TestGzipWithVane(t *testing.T) {
+	srv := httptest.NewServer(gzipRouter())
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(path, accept string) *http.Response {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	res := get("/items", "gzip")
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatalf("%v; headers %v", err, res.Header)
+	}
+	var items Items
+	if err := json.NewDecoder(zr).Decode(&items); err != nil || len(items.Items) != 100 {
+		t.Errorf("decoded %d items: %v", len(items.Items), err)
+	}
+	res.Body.Close()
+	if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+		t.Errorf("headers %v", res.Header)
+	}
+
+	for name, path := range map[string]string{"no Accept-Encoding": "/items", "a small body": "/items?n=1"} {
+		accept := "gzip"
+		if name == "no Accept-Encoding" {
+			accept = ""
+		}
+		res := get(path, accept)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.Header.Get("Content-Encoding") != "" || !json.Valid(b) {
+			t.Errorf("%s: Content-Encoding %q, body %.60q", name, res.Header.Get("Content-Encoding"), b)
+		}
+	}
+}
+
+// A flush reaches the client through gzhttp and vane's Logger: the first
+// event arrives while the handler still waits.
+func TestGzipFlushesStreamsWithVane(t *testing.T) {
+	r := gzipRouter()
+	h := middleware.Logger(slog.New(slog.DiscardHandler))(r)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/events", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q", res.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(zr).ReadString('\n')
+	if err != nil || line != "data: 0\n" {
+		t.Errorf("first event %q, %v", line, err)
+	}
+}

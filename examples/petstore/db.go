@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, as database/sql driver "pgx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // SQLite in pure Go, as database/sql driver "sqlite"
+)
+
+// The schema, one directory per database: the SQL differs only in column
+// types (BLOB or BYTEA, AUTOINCREMENT or an identity column).
+//
+//go:embed migrations
+var migrations embed.FS
+
+// The pets the service starts with, inserted once by the second migration.
+//
+//go:embed pets.json
+var seedPets []byte
+
+// dialect is what differs between the databases in the store's queries.
+type dialect struct {
+	name string
+	// tags is an expression giving the tags of the pet p as a JSON array,
+	// in order.
+	tags string
+}
+
+var (
+	sqlite = dialect{
+		name: "sqlite",
+		tags: `(SELECT json_group_array(tag ORDER BY position) FROM pet_tags t WHERE t.pet_id = p.id)`,
+	}
+	postgres = dialect{
+		name: "postgres",
+		tags: `(SELECT COALESCE(json_agg(tag ORDER BY position), '[]'::json) FROM pet_tags t WHERE t.pet_id = p.id)`,
+	}
+)
+
+// OpenSQLite opens (creating it if need be) the SQLite database pets.db in
+// dir, brings its schema up to date, and returns a store on it.
+//
+// The database runs in WAL mode, so that reads go on while a write
+// commits; writes take the database's write lock when they begin
+// (BEGIN IMMEDIATE), and wait up to 10s for it rather than fail.
+func OpenSQLite(ctx context.Context, dir string, logger *slog.Logger) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	path := filepath.Join(dir, "pets.db")
+	dsn := "file:" + filepath.ToSlash(path) +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+		"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, db, sqlite, goose.DialectSQLite3, nil, logger)
+}
+
+// OpenPostgres connects to the PostgreSQL database at url (a URL or a
+// keyword/value string, as libpq takes), brings its schema up to date, and
+// returns a store on it. Several processes may open the same database at
+// once: migrations run under an advisory lock, one process at a time.
+func OpenPostgres(ctx context.Context, url string, logger *slog.Logger) (*Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(10)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300)) // retry each second, 5 minutes
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return open(ctx, db, postgres, goose.DialectPostgres, locker, logger)
+}
+
+// open migrates db and returns a store on it; db is closed on failure.
+func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, logger *slog.Logger) (*Store, error) {
+	if err := migrate(ctx, db, d, gd, locker, logger); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db, d: d, now: time.Now}, nil
+}
+
+// migrate applies the migrations db lacks: the SQL files of the dialect's
+// directory, then the seed. goose records each in its version table
+// (goose_db_version), in the same transaction as the migration itself.
+func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, logger *slog.Logger) error {
+	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
+	if err != nil {
+		return err
+	}
+	opts := []goose.ProviderOption{
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithGoMigrations(goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil)),
+	}
+	if locker != nil {
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(gd, db, fsys, opts...)
+	if err != nil {
+		return err
+	}
+	results, err := p.Up(ctx)
+	for _, r := range results {
+		source := filepath.Base(r.Source.Path)
+		if r.Source.Type == goose.TypeGo {
+			source = "seed (pets.json)"
+		}
+		logger.InfoContext(ctx, "migration applied", slog.Int64("version", r.Source.Version),
+			slog.String("source", source), slog.Duration("duration", r.Duration))
+	}
+	if err != nil {
+		return fmt.Errorf("migrating the %s database: %w", d.name, err)
+	}
+	return nil
+}
+
+// seed inserts the pets of pets.json. It runs once per database, as a
+// migration, so that replicas starting together do not each insert them.
+func seed(ctx context.Context, tx *sql.Tx) error {
+	var pets []PetInput
+	if err := json.Unmarshal(seedPets, &pets); err != nil {
+		return fmt.Errorf("pets.json: %w", err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, p := range pets {
+		if _, err := insertPet(ctx, tx, p, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errNotFound is returned by the store for an unknown ID.
+var errNotFound = errors.New("no such pet")

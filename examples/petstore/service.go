@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/rs/cors"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/middleware"
+)
+
+// options are the service's settings beyond its store and tokens.
+type options struct {
+	logger         *slog.Logger
+	trustedProxies []netip.Prefix // whose X-Forwarded-For is believed
+	corsOrigins    []string       // origins whose browsers may call the API; none: no CORS headers
+	timeout        time.Duration  // for each API request; 0: none
+	ready          http.Handler   // the readiness probe's handler
+}
+
+// newService returns the whole service as one handler, in the order a
+// request meets its parts:
+//
+//	RequestID         an ID for the request, from X-Request-Id or new
+//	RealIP            the client's address, behind the trusted proxies only
+//	Logger            one log line per request, when it is answered
+//	CORS              (rs/cors) for the configured origins, preflights included
+//	gzip              (klauspost/compress/gzhttp) responses of 1 KiB or more
+//	router            /healthz and /readyz, then the API:
+//	  Timeout         the API's requests only, after routing
+//	  requireToken    the writing routes only
+//
+// The service keeps no state in the process: everything is in the
+// database, so replicas that share one are interchangeable.
+func newService(store *Store, tokens map[string]string, o options) *vane.Router {
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	r := vane.New()
+	r.Use(
+		middleware.RequestID,
+		middleware.RealIP(middleware.RealIPConfig{TrustedProxies: o.trustedProxies}),
+		middleware.Logger(o.logger),
+	)
+	if len(o.corsOrigins) > 0 {
+		r.Use(cors.New(cors.Options{
+			AllowedOrigins: o.corsOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowedHeaders: []string{"Authorization", "Content-Type", "If-Match", "If-None-Match", "X-Request-Id"},
+			ExposedHeaders: []string{"Location", "ETag", "X-Request-Id"},
+			MaxAge:         600,
+		}).Handler)
+	}
+	r.Use(gzipped)
+
+	// Liveness: the process answers. Readiness: it can serve (its database
+	// answers, and it is not shutting down).
+	r.Get("/healthz", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, `{"status":"ok"}`+"\n")
+	})
+	ready := o.ready
+	if ready == nil {
+		ready = (&vane.Server{}).ReadinessHandler()
+	}
+	r.Handle(http.MethodGet, "/readyz", ready)
+
+	api := r.Group("")
+	if o.timeout > 0 {
+		api.Use(middleware.Timeout(o.timeout))
+	}
+	registerAPI(api, store, tokens)
+	return r
+}
+
+// readiness is the readiness probe's handler: 503 while srv drains at
+// shutdown, or while the database does not answer.
+func readiness(srv *vane.Server, store *Store) http.Handler {
+	return srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: store.Ping})
+}
+
+// gzipped compresses responses with gzhttp's defaults: bodies of at least
+// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding.
+func gzipped(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) }
+
+// requestIDHandler is a slog.Handler that adds the request ID (from
+// middleware.RequestID) to every record logged with a request's context,
+// so that an error logged while serving a request can be matched with
+// that request's log line.
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := middleware.RequestIDFrom(ctx); id != "" {
+		has := false
+		r.Attrs(func(a slog.Attr) bool {
+			has = a.Key == "request_id"
+			return !has
+		})
+		if !has {
+			r.AddAttrs(slog.String("request_id", id))
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
+}

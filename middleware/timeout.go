@@ -1,0 +1,325 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// TimeoutBuffer is how many bytes of a response [Timeout] holds back before
+// it sends them on.
+const TimeoutBuffer = 64 << 10
+
+// Timeout returns middleware that gives each handler d to answer. The
+// handler runs with a context that is cancelled when d passes (or when the
+// request's own context ends); if it has not answered by then, the client
+// gets 503 Service Unavailable with an application/problem+json body at
+// once, rather than when the handler notices.
+//
+// To be able to replace a late answer, Timeout holds the response back:
+// the handler's headers, status and first [TimeoutBuffer] bytes are kept
+// until the handler returns, flushes, or writes more. Then:
+//
+//   - a handler that returns in time has its response sent as it wrote it;
+//   - a handler that is still running when d passes has its context
+//     cancelled, and its response replaced by the 503 when none of it had
+//     been sent; if some had (it flushed, or wrote more than the buffer),
+//     the status can no longer change, so the response is cut short
+//     instead (the connection is closed, as with http.ErrAbortHandler) and
+//     the client sees an incomplete response, not a complete-looking one.
+//
+// The handler's writes after its time has passed fail with
+// http.ErrHandlerTimeout and reach no one: the late handler and the
+// response never race, which `go test -race` checks. Its own goroutine
+// runs on until it returns; handlers should pass on the context they get
+// (to database/sql, http.Client) so that the work stops too.
+//
+// The handler runs in a goroutine of its own: a panic in it is re-raised
+// in the goroutine that serves the request, with the original stack in the
+// panic value's message, for [Recoverer] and net/http to handle
+// (http.ErrAbortHandler is re-raised as it is). A panic after the timeout
+// has answered is logged by slog.Default() and dropped.
+//
+// The ResponseWriter the handler gets supports Flush (http.Flusher and
+// http.ResponseController), which sends what is held back: use it for
+// streams, knowing that d still bounds them. It does not support Hijack,
+// nor Unwrap to the writer underneath, since either would let the handler
+// write past the timeout. Informational responses (1xx) are passed on as
+// they are written.
+//
+// On a vane router, install Timeout after routing (on a Group, with Use
+// or as Group's argument): then a request that times out is still logged
+// with its route, and health checks can stay outside it. A Timeout before
+// routing works too, but copies the route back for [Logger] only when the
+// handler returns in time.
+func Timeout(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			r2 := r.WithContext(ctx)
+			tw := &timeoutWriter{w: w, ctx: ctx, h: w.Header().Clone()}
+			done := make(chan struct{})
+			var panicVal any
+			go func() {
+				defer func() {
+					if p := recover(); p != nil {
+						panicVal = goroutinePanic(p)
+					}
+					close(done)
+				}()
+				next.ServeHTTP(tw, r2)
+			}()
+
+			select {
+			case <-done:
+				copyPattern(r, r2)
+				if panicVal != nil {
+					tw.close(errPanicked)
+					panic(panicVal)
+				}
+				if !tw.finish() && tw.timeout() {
+					panic(http.ErrAbortHandler)
+				}
+			case <-ctx.Done():
+				if tw.timeout() {
+					panic(http.ErrAbortHandler) // part of the response is out
+				}
+				go reportLatePanic(done, &panicVal)
+			}
+		})
+	}
+}
+
+// timeoutWriter is the ResponseWriter of a handler behind Timeout. Every
+// use of the underlying writer w happens with mu held, by the handler's
+// goroutine while it runs or by the serving goroutine; once err is set,
+// the handler's writes reach nothing.
+type timeoutWriter struct {
+	w   http.ResponseWriter
+	ctx context.Context // the handler's
+
+	mu        sync.Mutex
+	h         http.Header // the handler's header, until committed
+	code      int         // the final status the handler set; 0 for none yet
+	buf       []byte      // body held back, until committed
+	committed bool        // headers and buf sent; writes go straight to w
+	err       error       // set when the response is finished or replaced
+}
+
+var (
+	errPanicked = errors.New("middleware: the handler panicked")
+	errFinished = errors.New("middleware: write after the handler returned")
+)
+
+// Header returns the handler's header: a copy of w's (so that headers set
+// by outer middleware are visible) until the response is committed, and
+// w's own after, for trailers.
+func (tw *timeoutWriter) Header() http.Header {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.committed && tw.err == nil {
+		return tw.w.Header()
+	}
+	return tw.h
+}
+
+// late reports whether the handler's time has passed, and if so makes its
+// writes fail from now on, even before the serving goroutine has answered.
+// The caller holds mu.
+func (tw *timeoutWriter) late() bool {
+	if tw.err == nil && tw.ctx.Err() != nil {
+		tw.err = http.ErrHandlerTimeout
+	}
+	return tw.err != nil
+}
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code)) // as net/http does
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	switch {
+	case tw.late():
+	case tw.committed:
+		tw.w.WriteHeader(code) // net/http reports a superfluous call
+	case code < 200 && code != http.StatusSwitchingProtocols:
+		tw.informational(code)
+	case tw.code == 0:
+		tw.code = code
+	}
+}
+
+// informational sends a 1xx response with the handler's headers, leaving
+// w's header as it was for the final response (or the 503).
+func (tw *timeoutWriter) informational(code int) {
+	dst := tw.w.Header()
+	saved := dst.Clone()
+	clear(dst)
+	for k, v := range tw.h {
+		dst[k] = v
+	}
+	tw.w.WriteHeader(code)
+	clear(dst)
+	for k, v := range saved {
+		dst[k] = v
+	}
+}
+
+func (tw *timeoutWriter) Write(p []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.late() {
+		return 0, tw.err
+	}
+	if !tw.committed {
+		if tw.code == 0 {
+			tw.code = http.StatusOK
+		}
+		if len(tw.buf)+len(p) <= TimeoutBuffer {
+			tw.buf = append(tw.buf, p...)
+			return len(p), nil
+		}
+		if err := tw.commit(); err != nil {
+			return 0, err
+		}
+	}
+	return tw.w.Write(p)
+}
+
+// Flush sends what is held back and flushes w.
+func (tw *timeoutWriter) Flush() { tw.FlushError() }
+
+// FlushError is Flush reporting its error, for http.ResponseController.
+func (tw *timeoutWriter) FlushError() error {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.late() {
+		return tw.err
+	}
+	if !tw.committed {
+		if tw.code == 0 {
+			tw.code = http.StatusOK
+		}
+		if err := tw.commit(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(tw.w).Flush()
+}
+
+// commit sends the handler's header, status and held-back body to w. The
+// caller holds mu.
+func (tw *timeoutWriter) commit() error {
+	tw.committed = true
+	dst := tw.w.Header()
+	clear(dst)
+	for k, v := range tw.h {
+		dst[k] = v
+	}
+	if tw.code != 0 {
+		tw.w.WriteHeader(tw.code)
+	}
+	buf := tw.buf
+	tw.buf = nil
+	if len(buf) > 0 {
+		if _, err := tw.w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish sends the response of a handler that has returned, and reports
+// whether it did. It did not when the handler was late: one of its writes
+// came after its time, or it returned after its time with its response
+// still held back; the caller then answers as at a timeout. It runs on the
+// serving goroutine.
+func (tw *timeoutWriter) finish() bool {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.err != nil {
+		return false
+	}
+	if !tw.committed {
+		if tw.ctx.Err() != nil {
+			return false
+		}
+		tw.commit() //nolint:errcheck // the client went away; nothing to do
+	}
+	tw.err = errFinished
+	return true
+}
+
+// close makes the handler's further writes fail with err.
+func (tw *timeoutWriter) close(err error) {
+	tw.mu.Lock()
+	tw.err = err
+	tw.mu.Unlock()
+}
+
+// timeout ends the response of a handler whose time has passed: the 503,
+// unless part of the response was sent, which it reports.
+func (tw *timeoutWriter) timeout() (committed bool) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.err = http.ErrHandlerTimeout
+	if tw.committed {
+		return true
+	}
+	h := tw.w.Header() // as outer middleware left it: CORS and request ID headers stay
+	h.Del("Content-Encoding")
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(problem503)))
+	tw.w.WriteHeader(http.StatusServiceUnavailable)
+	io.WriteString(tw.w, problem503) //nolint:errcheck // the client went away; nothing to do
+	return false
+}
+
+// problem503 is the body of a response that timed out.
+const problem503 = `{"type":"about:blank","title":"Service Unavailable","status":503,` +
+	`"detail":"The server did not answer in time."}`
+
+// handlerPanic is a panic raised in the handler's goroutine, carried to
+// the serving goroutine with the stack where it happened.
+type handlerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *handlerPanic) Error() string {
+	return fmt.Sprintf("%v\n\nthe handler's goroutine (behind middleware.Timeout):\n%s", p.value, p.stack)
+}
+
+// Unwrap returns the original panic value when it is an error.
+func (p *handlerPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
+}
+
+// goroutinePanic wraps a recovered value with the current stack, except
+// http.ErrAbortHandler, which net/http must see as it is.
+func goroutinePanic(p any) any {
+	if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+		return p
+	}
+	return &handlerPanic{value: p, stack: debug.Stack()}
+}
+
+// reportLatePanic waits for a handler whose timeout has answered, and logs
+// its panic, if it panics: no one else will see it.
+func reportLatePanic(done <-chan struct{}, panicVal *any) {
+	<-done
+	if p, ok := (*panicVal).(*handlerPanic); ok {
+		slog.Error("panic in a handler after its timeout had answered", slog.Any("panic", p))
+	}
+}
