@@ -331,7 +331,7 @@ type ListPetsParams struct {
 	// Status Only pets in this status.
 	Status *ListPetsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Tag Only pets with every one of these tags (repeat the parameter, or separate with commas).
+	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
 	// Q Only pets whose name contains this, ignoring case.
