@@ -2,8 +2,8 @@
 .PHONY: run test fuzz bench bench-e2e bench-quick
 
 # The repository's Go modules: the root and each directory with a go.mod of
-# its own (bench, conformance, examples).
-MODULES := . $(patsubst %/go.mod,%,$(sort $(wildcard */go.mod)))
+# its own (bench, codec/measure, conformance, examples, ...).
+MODULES := . $(patsubst %/go.mod,%,$(sort $(shell git ls-files "*/go.mod")))
 
 # The example service (its own module, examples/), on SQLite in
 # examples/petstore-data; flags go in ARGS: make run ARGS='-addr :9000'.
@@ -19,15 +19,10 @@ test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	@set -e; for m in $(MODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race ./...); done
 
-# A short run of every fuzz target: routing, path cleaning, parameter and
-# body binding with validation, and the required-property scanner.
+# A short run of every fuzz target of every module (scripts/fuzz finds them
+# in the sources): FUZZTIME=d per target, 20s by default.
 fuzz:
-	go test -run '^$$' -fuzz FuzzRouter -fuzztime 60s .
-	go test -run '^$$' -fuzz FuzzCleanPath -fuzztime 20s .
-	go test -run '^$$' -fuzz FuzzEscapedPath -fuzztime 30s .
-	go test -run '^$$' -fuzz FuzzParameters -fuzztime 60s .
-	go test -run '^$$' -fuzz FuzzBody -fuzztime 60s .
-	go test -run '^$$' -fuzz FuzzRequiredScan -fuzztime 30s ./validate
+	FUZZTIME=$(or $(FUZZTIME),20s) scripts/fuzz
 
 # Benchmarks (the separate bench/ module, bench/README.md):
 #   bench        the in-process workloads, pinned to one CPU: 10 rounds (COUNT=n) of
