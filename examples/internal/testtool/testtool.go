@@ -1,56 +1,30 @@
-// Package testtool lets the examples' tests use tools Go does not fetch
-// (PostgreSQL): a test that finds one missing skips, saying how to get it,
-// or fails when VANE_REQUIRE_TOOLS=1 (as CI sets it).
-//
-// It stands in, inside the examples module, for the root module's
-// internal/testtool; the two follow the same rules.
+// Package testtool gives the examples' tests a PostgreSQL database of their
+// own. Finding the server, and skipping (or failing under
+// VANE_REQUIRE_TOOLS=1) when there is none, is the root module's
+// internal/testtool; this package adds what needs the pgx driver: a check
+// that the server answers, and a schema per test.
 package testtool
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	roottool "github.com/vane-http/vane/internal/testtool"
 )
 
-// Missing skips t because what is missing, saying how to get it; with
-// VANE_REQUIRE_TOOLS=1 it fails t instead.
-func Missing(t testing.TB, what, how string) {
-	t.Helper()
-	if os.Getenv("VANE_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is missing (VANE_REQUIRE_TOOLS=1): %s", what, how)
-	}
-	t.Skipf("%s is missing: %s", what, how)
-}
-
-// PostgresURL returns the URL of the PostgreSQL server for tests: the value
-// of $VANE_TEST_POSTGRES_URL, else the contents of <repo>/.tools/postgres.url
-// (written by scripts/setup). When neither names a server that answers, t
-// is skipped (failed under VANE_REQUIRE_TOOLS=1).
+// PostgresURL returns the URL of the PostgreSQL server for tests (see the
+// root's testtool.PostgresURL) once it answers; when it does not, t is
+// skipped (failed under VANE_REQUIRE_TOOLS=1).
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("VANE_TEST_POSTGRES_URL")
-	from := "$VANE_TEST_POSTGRES_URL"
-	if u == "" {
-		if root := repoRoot(); root != "" {
-			from = filepath.Join(root, ".tools", "postgres.url")
-			if b, err := os.ReadFile(from); err == nil {
-				u = strings.TrimSpace(string(b))
-			}
-		}
-	}
-	if u == "" {
-		Missing(t, "PostgreSQL", "run scripts/setup, or set VANE_TEST_POSTGRES_URL to a server's URL")
-		return ""
-	}
+	u := roottool.PostgresURL(t)
 	db, err := sql.Open("pgx", u)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -59,8 +33,7 @@ func PostgresURL(t testing.TB) string {
 		db.Close()
 	}
 	if err != nil {
-		Missing(t, "PostgreSQL", "the server named by "+from+" does not answer ("+err.Error()+"); run scripts/setup")
-		return ""
+		roottool.Unavailable(t, "the PostgreSQL server for tests does not answer ("+err.Error()+")")
 	}
 	return u
 }
@@ -99,31 +72,4 @@ func withSearchPath(conn, schema string) string {
 		return u.String()
 	}
 	return conn + " search_path=" + schema
-}
-
-// repoRoot returns the directory of the root module (github.com/vane-http/vane),
-// found upwards from the working directory, or "".
-func repoRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
-			sc := bufio.NewScanner(f)
-			first := ""
-			if sc.Scan() {
-				first = strings.TrimSpace(sc.Text())
-			}
-			f.Close()
-			if first == "module github.com/vane-http/vane" {
-				return dir
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
