@@ -232,7 +232,7 @@ func TestJSONZeroValuesSentAreValidated(t *testing.T) {
 		{`{"count":1,"name":"ab","on":true,"tags":["a"],"ratio":0.5,"level":2,"fixed":[]}`, ""},
 		{`{"nested":{"sku":"a"},"items":[{"sku":"a"},{"sku":"b","count":3}],"fixed":[{"sku":"a"}]}`, ""},
 		{`{"count":0,"fixed":[]}`, "body.count"},
-		{`{"COUNT":0,"fixed":[]}`, ""}, // keys match exactly: COUNT is not count, and is ignored
+		{`{"COUNT":0,"fixed":[]}`, ""},              // keys match exactly: COUNT is not count, and is ignored
 		{`{"count":null,"fixed":[]}`, "body.count"}, // reported once, as a null
 		{`{"name":"","fixed":[]}`, "body.name"},
 		{`{"on":false,"fixed":[]}`, "body.on"},

@@ -120,7 +120,7 @@ func Write(w http.ResponseWriter, p *Details) {
 		body, _ = marshal(&plain)
 	}
 	h := w.Header()
-	h["Content-Type"] = []string{ContentType}
+	h["Content-Type"] = contentType
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(p.Status)
@@ -128,6 +128,54 @@ func Write(w http.ResponseWriter, p *Details) {
 }
 
 var nosniff = []string{"nosniff"}
+
+// Fixed is a problem response encoded once, when it is made, so that
+// writing it allocates nothing: the fixed answers of middleware and
+// servers (a timeout, a full server, a panic). It is safe for concurrent
+// use.
+type Fixed struct {
+	status int
+	body   []byte
+	length []string
+}
+
+// NewFixed encodes p, with Type and Title filled in as Write fills them.
+func NewFixed(p *Details) *Fixed {
+	rec := &bodyRecorder{h: http.Header{}}
+	Write(rec, p)
+	return &Fixed{status: rec.status, body: rec.body, length: []string{strconv.Itoa(len(rec.body))}}
+}
+
+// Write sends the problem as Write does: its status, Content-Type
+// application/problem+json, Content-Length and X-Content-Type-Options:
+// nosniff, after any header the caller set (Retry-After, Cache-Control).
+func (f *Fixed) Write(w http.ResponseWriter) {
+	h := w.Header()
+	h["Content-Type"] = contentType
+	h["Content-Length"] = f.length
+	h["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(f.status)
+	w.Write(f.body) //nolint:errcheck // the client went away; nothing to do
+}
+
+// Body returns the encoded problem; the caller must not modify it.
+func (f *Fixed) Body() []byte { return f.body }
+
+var contentType = []string{ContentType}
+
+// bodyRecorder keeps what Write sends, for NewFixed.
+type bodyRecorder struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (r *bodyRecorder) Header() http.Header    { return r.h }
+func (r *bodyRecorder) WriteHeader(status int) { r.status = status }
+func (r *bodyRecorder) Write(b []byte) (int, error) {
+	r.body = append(r.body, b...)
+	return len(b), nil
+}
 
 // marshal encodes without HTML escaping, so that messages read
 // "expected length <= 3" rather than "\u003c= 3".

@@ -2,6 +2,8 @@ package problem
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -40,3 +42,31 @@ func TestWriteDoesNotChangeTheProblem(t *testing.T) {
 		t.Errorf("changed: %+v", p)
 	}
 }
+
+func TestFixed(t *testing.T) {
+	f := NewFixed(New(http.StatusServiceUnavailable, "busy"))
+	w := httptest.NewRecorder()
+	w.Header().Set("Retry-After", "1")
+	f.Write(w)
+	want := `{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"busy"}`
+	if w.Code != 503 || w.Body.String() != want {
+		t.Errorf("%d %s, want 503 %s", w.Code, w.Body, want)
+	}
+	for k, v := range map[string]string{"Content-Type": ContentType, "Content-Length": fmt.Sprint(len(want)),
+		"X-Content-Type-Options": "nosniff", "Retry-After": "1"} {
+		if got := w.Header().Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	h := make(http.Header)
+	rw := headerOnly{h}
+	if n := testing.AllocsPerRun(100, func() { f.Write(rw) }); n != 0 {
+		t.Errorf("Fixed.Write allocates %.0f times", n)
+	}
+}
+
+type headerOnly struct{ h http.Header }
+
+func (w headerOnly) Header() http.Header         { return w.h }
+func (w headerOnly) WriteHeader(int)             {}
+func (w headerOnly) Write(b []byte) (int, error) { return len(b), nil }

@@ -1,0 +1,115 @@
+package respond_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane/codec"
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/respond"
+	"github.com/vane-http/vane/schema"
+)
+
+type created struct {
+	Status   int       `json:"-"`
+	Location string    `header:"Location"`
+	Modified time.Time `header:"Last-Modified"`
+	Tags     []string  `header:"X-Tag"`
+	Body     struct {
+		ID int `json:"id"`
+	}
+}
+
+func ExampleOutput_Write() {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		panic(err)
+	}
+	v := &created{Status: http.StatusCreated, Location: "/pets/7", Tags: []string{"a", "b"}}
+	v.Body.ID = 7
+	w := httptest.NewRecorder()
+	if err := out.Write(w, v, http.StatusOK, codec.JSON); err != nil {
+		panic(err)
+	}
+	fmt.Println(w.Code, w.Header().Get("Location"), w.Header()["X-Tag"], w.Header().Get("Content-Type"))
+	fmt.Println(w.Body.String())
+	// Output:
+	// 201 /pets/7 [a b] application/json
+	// {"id":7}
+}
+
+func TestWriteNoBodyStatuses(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, status := range []int{http.StatusNoContent, http.StatusResetContent, http.StatusNotModified} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			w := httptest.NewRecorder()
+			if err := out.Write(w, &created{Status: status}, http.StatusOK, codec.JSON); err != nil {
+				t.Fatal(err)
+			}
+			if w.Code != status || w.Body.Len() != 0 {
+				t.Errorf("%d %q, want %d and no body", w.Code, w.Body, status)
+			}
+		})
+	}
+}
+
+func TestWriteRefusesAnotherType(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "want *respond_test.created") {
+			t.Errorf("panic %v", r)
+		}
+	}()
+	out.Write(httptest.NewRecorder(), &struct{ Body string }{}, 200, codec.JSON)
+}
+
+// Responses lists the success response, the extra ones and exactly the
+// errors operation.ErrorStatuses names, by status.
+func TestResponses(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	out, err := respond.Compile(reflect.TypeFor[created](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		d    operation.Description
+		want string
+	}{
+		{"no input", operation.Description{Status: 201}, "201 404 500"},
+		{"parameters", operation.Description{Status: 201, Parameters: []operation.Parameter{{Name: "id", In: "path"}}}, "201 404 422 500"},
+		{"body", operation.Description{Status: 201, RequestBody: &operation.RequestBody{}}, "201 400 404 413 415 422 500"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			list, err := out.Responses(&c.d, map[int]string{404: "no such pet"}, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range list {
+				got = append(got, fmt.Sprint(r.Status))
+				if r.Status >= 400 && (len(r.Content) != 1 || r.Content[0].MediaType != "application/problem+json") {
+					t.Errorf("%d: content %+v", r.Status, r.Content)
+				}
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("statuses %v, want %s", got, c.want)
+			}
+			if list[0].Headers == nil || list[0].Content[0].MediaType != "application/json" {
+				t.Errorf("success response %+v", list[0])
+			}
+		})
+	}
+}
