@@ -53,7 +53,7 @@ type Op struct {
 	BodyLimit int64
 
 	// Codec encodes and decodes JSON; nil means the router's (see
-	// WithCodec), by default codec.JSON.
+	// Codec), by default codec.JSON.
 	Codec codec.Codec
 
 	// Extensions are x- keys for the OpenAPI operation object.
@@ -156,9 +156,9 @@ func BodyLimit(n int64) Option {
 	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
 
-// WithCodec sets the router's JSON codec for typed operations (default
+// Codec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
-func WithCodec(c codec.Codec) Option {
+func Codec(c codec.Codec) Option {
 	return Option{api: func(a *api) { a.codec = c }}
 }
 

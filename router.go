@@ -33,7 +33,7 @@ type api struct {
 
 // An Option configures a Router made by New: the router's own settings
 // (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, WithCodec).
+// and those of its typed operations (BodyLimit, Codec).
 type Option struct {
 	router router.Option
 	api    func(*api)
