@@ -87,11 +87,15 @@ type Schema struct {
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	MinProperties        *int               `json:"minProperties,omitempty"`
 	MaxProperties        *int               `json:"maxProperties,omitempty"`
+	// DependentRequired lists, for a property, the properties that must
+	// be present when it is.
+	DependentRequired map[string][]string `json:"dependentRequired,omitempty"`
 
 	// Composition.
 	AllOf []*Schema `json:"allOf,omitempty"`
 	AnyOf []*Schema `json:"anyOf,omitempty"`
 	OneOf []*Schema `json:"oneOf,omitempty"`
+	Not   *Schema   `json:"not,omitempty"`
 
 	// Extensions are extra keywords (OpenAPI "x-…" extensions, for one),
 	// marshalled after the others.

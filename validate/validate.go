@@ -45,15 +45,16 @@ var checkerType = reflect.TypeFor[Checker]()
 // Validator validates values of one type.
 type Validator struct {
 	typ     reflect.Type
-	ptrType reflect.Type // *T, to check Validate's argument
-	root    *structNode  // nil when there is nothing to check
-	body    *scanNode    // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
-	bodyNul string       // the failure of a null JSON body; "" when the body's schema allows null
-	scan    bool         // the raw JSON body is scanned: body != nil or bodyNul != ""
-	bodyLoc string       // the location of the raw JSON body's root ("body")
-	bodyOff uintptr      // where the decoded body lies in the value
-	bodyPtr int          // pointers to follow from there to what body describes
-	checker bool         // *T implements Checker
+	ptrType reflect.Type    // *T, to check Validate's argument
+	root    *structNode     // nil when there is nothing to check
+	body    *scanNode       // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
+	bodyNul string          // the failure of a null JSON body; "" when the body's schema allows null
+	scan    bool            // the raw JSON body is scanned: body != nil or bodyNul != ""
+	inst    *instanceSchema // the whole body's evaluation, when its schema needs one; else nil
+	bodyLoc string          // the location of the raw JSON body's root ("body")
+	bodyOff uintptr         // where the decoded body lies in the value
+	bodyPtr int             // pointers to follow from there to what body describes
+	checker bool            // *T implements Checker
 }
 
 // Compile returns a validator for values of type t, a body type: locations
@@ -71,7 +72,9 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 	if err != nil {
 		return nil, err
 	}
-	v.bodyScanner(c, t, s)
+	if err := v.bodyScanner(c, t, s); err != nil {
+		return nil, fmt.Errorf("validate: %v: %w", t, err)
+	}
 	v.bodyPtr = derefs(t)
 	if n != nil {
 		// The value itself is the one "field" of the root, named root.
@@ -118,8 +121,11 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			n, err = c.compile(sf.Type, fs)
 		}
 		if err == nil && loc == "body" {
-			v.bodyScanner(c, sf.Type, fs)
+			err = v.bodyScanner(c, sf.Type, fs)
 			v.bodyOff, v.bodyPtr = sf.Offset, derefs(sf.Type)
+		}
+		if err == nil && loc != "body" && needsInstance(c.reg, fs) {
+			err = fmt.Errorf("allOf, anyOf, oneOf, not, const and dependentRequired are enforced on JSON bodies only, not on the %s parameter", loc)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
@@ -192,14 +198,24 @@ func (c *compiler) form(t reflect.Type, offset uintptr, nparam int) ([]fieldNode
 }
 
 // bodyScanner compiles the scanner of a JSON body of type t and schema s:
-// required properties and nulls where the schema does not allow them.
-func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) {
+// required properties and nulls where the schema does not allow them, and
+// the evaluation of the whole body when s uses keywords that only it
+// enforces (see instanceSchema).
+func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) error {
 	if t == bytesType {
-		return // the raw body, not JSON
+		return nil // the raw body, not JSON
 	}
 	v.body = c.scanner(t, s)
 	v.bodyNul = c.nullMsg(s)
-	v.scan = v.body != nil || v.bodyNul != ""
+	if needsInstance(c.reg, s) {
+		inst, err := compileInstance(c.reg, s)
+		if err != nil {
+			return err
+		}
+		v.inst = inst
+	}
+	v.scan = v.body != nil || v.bodyNul != "" || v.inst != nil
+	return nil
 }
 
 var bytesType = reflect.TypeFor[[]byte]()
@@ -293,6 +309,9 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 	}
 	if ok && v.scan && rawJSON != nil {
 		ok = scanOK(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr))
+		if ok && v.inst != nil {
+			ok = v.inst.validate(rawJSON, nil)
+		}
 	}
 	if !ok {
 		c := &collector{}
@@ -302,6 +321,10 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		if v.scan && rawJSON != nil {
 			c.loc = append(c.loc[:0], v.bodyLoc...)
 			scanCollect(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr), c)
+			if v.inst != nil {
+				c.loc = append(c.loc[:0], v.bodyLoc...)
+				v.inst.validate(rawJSON, c)
+			}
 		}
 		return c.errs
 	}
