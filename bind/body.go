@@ -29,11 +29,12 @@ const (
 type bodyBinder struct {
 	kind      int
 	offset    uintptr
-	typ       reflect.Type // the Body field's type
-	required  bool         // a non-pointer Body: an empty body is an error
-	form      []param      // bodyForm: the form fields (values and files)
-	multipart bool         // bodyForm: some field is a file, so only multipart/form-data
-	accept    string       // the accepted media types, for 415 messages
+	typ       reflect.Type  // the Body field's type
+	required  bool          // a non-pointer Body: an empty body is an error
+	form      []param       // bodyForm: the form fields (values and files)
+	multipart bool          // bodyForm: some field is a file, so only multipart/form-data
+	accept    string        // the accepted media types, for 415 messages
+	defaults  *bodyDefaults // bodyJSON: the defaults of properties not sent; nil when none
 }
 
 func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.RequestBody, error) {
@@ -117,6 +118,9 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 			return nil, nil, err
 		}
 		rb.Content = []operation.Content{{MediaType: "application/json", Schema: sch}}
+		if bb.defaults, err = compileDefaults(t, cfg.Registry); err != nil {
+			return nil, nil, err
+		}
 	}
 	rb.Required = bb.required
 	return bb, rb, nil
@@ -162,6 +166,11 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 	}
 	if err := b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface()); err != nil {
 		return decodeProblem(err)
+	}
+	if bb.defaults != nil {
+		if err := bb.defaults.apply(data, reflect.NewAt(bb.typ, dst).Elem()); err != nil {
+			return decodeProblem(err)
+		}
 	}
 	st.RawJSON = data
 	return nil

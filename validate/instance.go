@@ -477,3 +477,50 @@ func canonical(v any) string {
 func equalJSON(schemaValue, instance any) bool {
 	return canonical(schemaValue) == canonical(instance)
 }
+
+// checkDefaults evaluates every default that s reaches against the schema
+// that documents it, and returns the first that breaks its own rules.
+func checkDefaults(reg *schema.Registry, s *schema.Schema) error {
+	seen := map[*schema.Schema]bool{}
+	var walk func(s *schema.Schema, loc string) error
+	walk = func(s *schema.Schema, loc string) error {
+		if s == nil || seen[s] {
+			return nil
+		}
+		seen[s] = true
+		if s.Ref != "" {
+			if err := walk(reg.Resolve(s), loc); err != nil {
+				return err
+			}
+		}
+		if s.Default != nil {
+			is, err := compileInstance(reg, s)
+			if err != nil {
+				return err
+			}
+			raw, err := json.Marshal(s.Default)
+			if err != nil {
+				return fmt.Errorf("%s: default %v: %w", loc, s.Default, err)
+			}
+			c := &collector{loc: problem.Location(loc)}
+			if !is.validate(raw, c) && len(c.errs) > 0 {
+				return fmt.Errorf("%s: the default %s breaks its own rules: %s", loc, raw, c.errs[0].Message)
+			}
+		}
+		if err := walk(s.Items, loc+"[]"); err != nil {
+			return err
+		}
+		names := make([]string, 0, len(s.Properties))
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if err := walk(s.Properties[name], loc+"."+name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(s, "body")
+}

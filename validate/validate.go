@@ -205,6 +205,9 @@ func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) e
 	if t == bytesType {
 		return nil // the raw body, not JSON
 	}
+	if err := checkDefaults(c.reg, s); err != nil {
+		return err
+	}
 	v.body = c.scanner(t, s)
 	v.bodyNul = c.nullMsg(s)
 	if needsInstance(c.reg, s) {
