@@ -156,6 +156,35 @@ func BodyLimit(n int64) Option {
 	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
 
+// UnknownPolicy says what typed operations do with a member of a JSON body
+// object that the struct it is decoded into has no field for.
+type UnknownPolicy int
+
+const (
+	// IgnoreUnknown decodes the body as if the member were absent, and the
+	// document says nothing of other members. The default: a client that
+	// sends a field a newer version of the API added, or an older one
+	// removed, is served.
+	IgnoreUnknown UnknownPolicy = iota
+	// RefuseUnknown answers 422 naming the member, and every schema
+	// derived from a struct says additionalProperties: false, so that a
+	// misspelt optional field is reported rather than silently dropped.
+	// It needs a codec that implements codec.ClosedDecoder, as codec.JSON
+	// does.
+	RefuseUnknown
+)
+
+// UnknownProperties sets the router's policy for unknown members of JSON
+// bodies (default IgnoreUnknown). It is a property of the router's whole
+// document, as its struct schemas are shared components: every typed
+// operation of the router and its groups follows it.
+func UnknownProperties(p UnknownPolicy) Option {
+	return Option{api: func(a *api) {
+		a.unknown = p
+		a.schemas.SetClosed(p == RefuseUnknown)
+	}}
+}
+
 // Codec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
 func Codec(c codec.Codec) Option {
@@ -201,6 +230,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	}
 	b, err := bind.Compile(inT, bind.Config{
 		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.schemas,
+		RefuseUnknown: set.unknown == RefuseUnknown,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -29,11 +29,12 @@ type api struct {
 	schemas   *schema.Registry
 	bodyLimit int64
 	codec     codec.Codec
+	unknown   UnknownPolicy
 }
 
 // An Option configures a Router made by New: the router's own settings
 // (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, Codec).
+// and those of its typed operations (BodyLimit, Codec, UnknownProperties).
 type Option struct {
 	router router.Option
 	api    func(*api)

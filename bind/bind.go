@@ -120,6 +120,12 @@ type Config struct {
 	MultipartMemory int64
 
 	Registry *schema.Registry // receives the named schemas; nil: a private one
+
+	// RefuseUnknown refuses a JSON body member that the struct it is
+	// decoded into has no field for, with a 422 naming it, as the
+	// additionalProperties: false of a closed Registry documents. The
+	// codec must implement codec.ClosedDecoder.
+	RefuseUnknown bool
 }
 
 // Binder binds requests to one input type.

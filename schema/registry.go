@@ -66,7 +66,18 @@ type Registry struct {
 	bases  map[reflect.Type]string    // the name before qualification
 	byType map[reflect.Type]*Schema   // the component schema, once derived
 	refs   map[reflect.Type][]*Schema // every $ref to the type handed out
+
+	closed bool // struct schemas get additionalProperties: false
 }
+
+// SetClosed makes the schemas derived from struct types closed (true):
+// they say additionalProperties: false, so that an object with a property
+// the struct has no field for is invalid. Call it before deriving any
+// schema.
+func (r *Registry) SetClosed(closed bool) { r.closed = closed }
+
+// Closed reports whether struct schemas are closed (see SetClosed).
+func (r *Registry) Closed() bool { return r.closed }
 
 // NewRegistry returns an empty registry whose references start with prefix,
 // such as "#/components/schemas/".
@@ -350,6 +361,9 @@ func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
 		if f.Required() {
 			s.Required = append(s.Required, f.Name)
 		}
+	}
+	if r.closed {
+		s.AdditionalProperties = &Schema{False: true}
 	}
 	return s, nil
 }

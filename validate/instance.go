@@ -186,6 +186,9 @@ func (e *evaluator) eval(s *schema.Schema, v any, loc problem.Location) bool {
 	if s == nil {
 		return true
 	}
+	if s.False {
+		return e.fail(loc, "not allowed here", v)
+	}
 	ok := true
 	if s.Ref != "" {
 		if r := e.is.reg.Resolve(s); r != nil && r != s {
@@ -400,9 +403,12 @@ func (e *evaluator) object(s *schema.Schema, v map[string]any, loc problem.Locat
 	return ok
 }
 
-// isFalse reports the schema that nothing matches, {"not": {}}: how the
-// model writes the boolean schema false.
+// isFalse reports a schema that nothing matches: the boolean schema false,
+// or {"not": {}}.
 func isFalse(s *schema.Schema) bool {
+	if s.False {
+		return true
+	}
 	return s.Not != nil && isEmptySchema(s.Not) && s.Ref == "" && s.Type == ""
 }
 
