@@ -18,8 +18,11 @@ import (
 var (
 	// strictText is encoding/json's semantics for Go types (DefaultOptionsV1)
 	// with encoding/json/v2's defaults for the text: names matched exactly,
-	// duplicate names and invalid UTF-8 refused.
+	// duplicate names and invalid UTF-8 refused, and a Go array read only
+	// from a JSON array of its length (as its schema's minItems and
+	// maxItems say).
 	strictText = gojsonv2.JoinOptions(gojson.DefaultOptionsV1(),
+		gojson.UnmarshalArrayFromAnyLength(false),
 		gojsonv2.MatchCaseInsensitiveNames(false),
 		gojsontext.AllowDuplicateNames(false),
 		gojsontext.AllowInvalidUTF8(false))

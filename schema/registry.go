@@ -142,7 +142,10 @@ func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
 	}
 	switch t {
 	case timeType:
-		return &Schema{Type: TypeString, Format: "date-time"}, nil
+		// Go's time.Time reads RFC 3339 with an upper-case T and Z and no
+		// leap second, a subset of JSON Schema's date-time: the pattern
+		// says which.
+		return &Schema{Type: TypeString, Format: "date-time", Pattern: TimePattern}, nil
 	case durationType:
 		return &Schema{Type: TypeInteger, Format: "int64", Description: "a duration in nanoseconds"}, nil
 	case rawMessageType:
@@ -310,6 +313,11 @@ func (r *Registry) assign() {
 
 // typeKey orders types for numbering: package path, then name.
 func typeKey(t reflect.Type) string { return t.PkgPath() + "\x00" + t.Name() }
+
+// TimePattern is what a time.Time decodes from, within the date-time
+// format: upper-case T and Z, seconds up to 59 (time.Time has no leap
+// second).
+const TimePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
 
 // DurationPattern matches the text of a Go duration, as time.ParseDuration
 // reads it and time.Duration's String method writes it: "1m30s", "-1.5h",
