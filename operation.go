@@ -56,6 +56,10 @@ type Op struct {
 	// Codec), by default codec.JSON.
 	Codec codec.Codec
 
+	// UnknownProperties is the operation's policy for unknown members of
+	// its JSON body; zero means the router's (see UnknownProperties).
+	UnknownProperties UnknownPolicy
+
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
 }
@@ -165,7 +169,7 @@ const (
 	// document says nothing of other members. The default: a client that
 	// sends a field a newer version of the API added, or an older one
 	// removed, is served.
-	IgnoreUnknown UnknownPolicy = iota
+	IgnoreUnknown UnknownPolicy = iota + 1
 	// RefuseUnknown answers 422 naming the member, and every schema
 	// derived from a struct says additionalProperties: false, so that a
 	// misspelt optional field is reported rather than silently dropped.
@@ -175,9 +179,10 @@ const (
 )
 
 // UnknownProperties sets the router's policy for unknown members of JSON
-// bodies (default IgnoreUnknown). It is a property of the router's whole
-// document, as its struct schemas are shared components: every typed
-// operation of the router and its groups follows it.
+// bodies (default IgnoreUnknown), for every typed operation of the router
+// and its groups whose Op does not set its own. The router's struct
+// schemas are published accordingly; an operation of the other policy
+// refers to variants of them ("PetClosed", "PetOpen").
 func UnknownProperties(p UnknownPolicy) Option {
 	return Option{api: func(a *api) {
 		a.unknown = p
@@ -228,14 +233,19 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if limit == 0 {
 		limit = set.bodyLimit
 	}
+	policy := op.UnknownProperties
+	if policy == 0 {
+		policy = set.unknown
+	}
+	refuse := policy == RefuseUnknown
 	b, err := bind.Compile(inT, bind.Config{
 		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.schemas,
-		RefuseUnknown: set.unknown == RefuseUnknown,
+		RefuseUnknown: refuse,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := validate.Input(inT, set.schemas)
+	v, err := validate.InputFor(inT, set.schemas, refuse)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 	}

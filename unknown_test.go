@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane/codec"
+	"github.com/vane-http/vane/internal/oasvalidate"
+	"github.com/vane-http/vane/schema"
 )
 
 type unknownLine struct {
@@ -89,4 +91,55 @@ func fmtPanic(r any) string {
 	}
 	s, _ := r.(string)
 	return s
+}
+
+// An operation may take the other policy than its router's: it refers to
+// variant components, and only it refuses (or accepts) unknown members.
+func TestUnknownPropertiesPerOperation(t *testing.T) {
+	for _, c := range []struct {
+		router, op UnknownPolicy
+		variant    string
+	}{{IgnoreUnknown, RefuseUnknown, "unknownOrderClosed"}, {RefuseUnknown, IgnoreUnknown, "unknownOrderOpen"}} {
+		t.Run(c.variant, func(t *testing.T) {
+			r := New(UnknownProperties(c.router))
+			h := func(ctx context.Context, in *unknownIn) (*struct{}, error) { return &struct{}{}, nil }
+			Post(r, "/router", h)
+			Post(r, "/op", h, func(op *Op) { op.UnknownProperties = c.op })
+			Docs(r, DocsConfig{})
+			body := `{"name":"a","lines":[{"sku":"x","qty":1}]}`
+			status := map[UnknownPolicy]int{IgnoreUnknown: 200, RefuseUnknown: 422}
+			for path, p := range map[string]UnknownPolicy{"/router": c.router, "/op": c.op} {
+				if w := serve(r, "POST", path, body, "Content-Type", "application/json"); w.Code != status[p] {
+					t.Errorf("%s: %d %s, want %d", path, w.Code, w.Body, status[p])
+				}
+			}
+			schemas := r.Schemas().Schemas()
+			v, orig := schemas[c.variant], schemas["unknownOrder"]
+			if v == nil || orig == nil {
+				t.Fatalf("components %v", r.Schemas().Names())
+			}
+			closed := func(s *schema.Schema) bool { return s.AdditionalProperties != nil && s.AdditionalProperties.False }
+			if closed(v) != (c.op == RefuseUnknown) || closed(orig) != (c.router == RefuseUnknown) {
+				t.Errorf("variant closed %v, original closed %v", closed(v), closed(orig))
+			}
+			b, _ := json.Marshal(v) // its items refer to the line's variant
+			if !strings.Contains(string(b), "unknownLine"+strings.TrimPrefix(c.variant, "unknownOrder")) {
+				t.Errorf("%s does not refer to the line's variant: %s", c.variant, b)
+			}
+			ops := r.Operations()
+			rb, _ := json.Marshal(ops[1].RequestBody.Content[0].Schema)
+			if !strings.Contains(string(rb), c.variant) {
+				t.Errorf("the operation's body schema %s does not refer to %s", rb, c.variant)
+			}
+			docs := map[string][]byte{}
+			for _, p := range []string{"/openapi.json", "/openapi-3.0.json"} {
+				w := serve(r, "GET", p, "")
+				if w.Code != 200 || !strings.Contains(w.Body.String(), `"`+c.variant+`":`) {
+					t.Errorf("%s: %d, no %s component", p, w.Code, c.variant)
+				}
+				docs[c.variant+strings.TrimPrefix(p, "/openapi")] = w.Body.Bytes()
+			}
+			oasvalidate.Validate(t, docs)
+		})
+	}
 }

@@ -118,6 +118,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 		if err := schema.Apply(sch, t, f.Tag); err != nil {
 			return nil, nil, err
 		}
+		sch = cfg.Registry.Variant(sch, cfg.RefuseUnknown)
 		rb.Content = []operation.Content{{MediaType: "application/json", Schema: sch}}
 		if bb.defaults, err = compileDefaults(t, cfg.Registry); err != nil {
 			return nil, nil, err

@@ -68,6 +68,12 @@ type Registry struct {
 	refs   map[reflect.Type][]*Schema // every $ref to the type handed out
 
 	closed bool // struct schemas get additionalProperties: false
+
+	// variants are the components of the other policy (see Variant), by
+	// name, in the order made.
+	variants     map[string]*Schema
+	variantOrder []string
+	variantType  map[string]reflect.Type
 }
 
 // SetClosed makes the schemas derived from struct types closed (true):
@@ -98,15 +104,90 @@ func (r *Registry) Schemas() map[string]*Schema { return r.schemas }
 
 // Names returns the names of the named schemas in registration order.
 func (r *Registry) Names() []string {
-	out := make([]string, len(r.order))
+	out := make([]string, len(r.order), len(r.order)+len(r.variantOrder))
 	for i, t := range r.order {
 		out[i] = r.names[t]
 	}
-	return out
+	return append(out, r.variantOrder...)
 }
 
 // Type returns the Go type registered under name, or nil.
-func (r *Registry) Type(name string) reflect.Type { return r.types[name] }
+func (r *Registry) Type(name string) reflect.Type {
+	if t, ok := r.variantType[name]; ok {
+		return t
+	}
+	return r.types[name]
+}
+
+// Variant returns s as a registry of the other policy would derive it when
+// closed differs from this registry's (see SetClosed), and s itself
+// otherwise. Every schema derived from a struct says the opposite:
+// additionalProperties: false, or nothing. The named schemas s reaches
+// get variant components beside the originals, named with "Closed" or
+// "Open" appended ("PetClosed"), so that one document can hold an
+// operation of each policy. Call it once every type s reaches is
+// registered.
+func (r *Registry) Variant(s *Schema, closed bool) *Schema {
+	if closed == r.closed || s == nil {
+		return s
+	}
+	suffix := "Open"
+	if closed {
+		suffix = "Closed"
+	}
+	if r.variants == nil {
+		r.variants, r.variantType = map[string]*Schema{}, map[string]reflect.Type{}
+	}
+	var cp func(s *Schema) *Schema
+	cp = func(s *Schema) *Schema {
+		if s == nil {
+			return nil
+		}
+		c := *s
+		if s.Ref != "" && strings.HasPrefix(s.Ref, r.Prefix) {
+			name := s.Ref[len(r.Prefix):]
+			if orig, ok := r.schemas[name]; ok {
+				vname := name + suffix
+				if _, done := r.variants[vname]; !done {
+					v := &Schema{}
+					r.variants[vname] = v // before copying: recursive types
+					r.variantOrder = append(r.variantOrder, vname)
+					r.variantType[vname] = r.types[name]
+					r.schemas[vname] = v
+					*v = *cp(orig)
+				}
+				c.Ref = r.Prefix + vname
+			}
+		}
+		if s.derived {
+			if closed {
+				c.AdditionalProperties = &Schema{False: true}
+			} else {
+				c.AdditionalProperties = nil
+			}
+		} else {
+			c.AdditionalProperties = cp(s.AdditionalProperties)
+		}
+		c.Items, c.Not = cp(s.Items), cp(s.Not)
+		if s.Properties != nil {
+			c.Properties = make(map[string]*Schema, len(s.Properties))
+			for k, p := range s.Properties {
+				c.Properties[k] = cp(p)
+			}
+		}
+		for _, list := range []*[]*Schema{&c.AllOf, &c.AnyOf, &c.OneOf} {
+			if *list != nil {
+				out := make([]*Schema, len(*list))
+				for i, x := range *list {
+					out[i] = cp(x)
+				}
+				*list = out
+			}
+		}
+		return &c
+	}
+	return cp(s)
+}
 
 // Resolve follows s's $ref, if it has one within this registry, and returns
 // the schema it names; otherwise it returns s.
@@ -308,6 +389,9 @@ func (r *Registry) assign() {
 			r.schemas[name] = s
 		}
 	}
+	for name, s := range r.variants {
+		r.schemas[name] = s
+	}
 	r.names = names
 }
 
@@ -373,6 +457,7 @@ func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
 	if r.closed {
 		s.AdditionalProperties = &Schema{False: true}
 	}
+	s.derived = true
 	return s, nil
 }
 

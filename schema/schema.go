@@ -105,6 +105,8 @@ type Schema struct {
 	// Extensions are extra keywords (OpenAPI "x-…" extensions, for one),
 	// marshalled after the others.
 	Extensions map[string]any `json:"-"`
+
+	derived bool // derived from a Go struct type by a Registry
 }
 
 // plain has Schema's fields without its methods, so that MarshalJSON can

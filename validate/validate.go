@@ -88,6 +88,13 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 // field named Body at body…; other fields are not checked. The raw JSON
 // passed to Validate is the Body field's.
 func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
+	return InputFor(t, reg, reg != nil && reg.Closed())
+}
+
+// InputFor is Input for an operation whose JSON body's struct schemas are
+// closed (additionalProperties: false) or not, whatever reg's own policy:
+// the body is checked against reg.Variant of its schema.
+func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("validate: input type %v is not a struct", t)
 	}
@@ -121,7 +128,7 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			n, err = c.compile(sf.Type, fs)
 		}
 		if err == nil && loc == "body" {
-			err = v.bodyScanner(c, sf.Type, fs)
+			err = v.bodyScanner(c, sf.Type, c.reg.Variant(fs, closed))
 			v.bodyOff, v.bodyPtr = sf.Offset, derefs(sf.Type)
 		}
 		if err == nil && loc != "body" && needsInstance(c.reg, fs) {

@@ -49,11 +49,15 @@ func TestDifferential(t *testing.T) {
 	}
 	var targets []target
 	for _, policy := range []struct {
-		name string
-		opt  []vane.Option
-	}{{"lenient", nil}, {"strict", []vane.Option{vane.UnknownProperties(vane.RefuseUnknown)}}} {
+		name  string
+		opt   []vane.Option
+		other vane.UnknownPolicy
+	}{
+		{"lenient", nil, vane.RefuseUnknown},
+		{"strict", []vane.Option{vane.UnknownProperties(vane.RefuseUnknown)}, vane.IgnoreUnknown},
+	} {
 		r := vane.New(policy.opt...)
-		register(r)
+		register(r, policy.other)
 		vane.Docs(r, vane.DocsConfig{})
 		docJSON := serveGet(t, r, "/openapi.json")
 		targets = append(targets, targetsOf(t, policy.name, docJSON, func(method, path string, body []byte) int {
