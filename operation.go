@@ -208,9 +208,10 @@ type typedHandler[I, O any] struct {
 	codec     codec.Codec
 	status    int
 	desc      *operation.Description
-	pathNames []string // the pattern's parameter names, in order
-	noRules   bool     // the validator checks nothing
-	hasBody   bool     // the input has a Body field
+	pathNames []string                                               // the pattern's parameter names, in order
+	noRules   bool                                                   // the validator checks nothing
+	hook      func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
+	hasBody   bool                                                   // the input has a Body field
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -277,7 +278,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook}
 	return th, d, nil
 }
 
@@ -308,7 +309,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			prob.Errors = mergeErrors(prob.Errors, errs)
 		}
 		st.Release()
-		problem.Write(w, prob)
+		h.fail(w, req, prob)
 		return
 	}
 	var errs []problem.FieldError
@@ -317,12 +318,12 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	}
 	st.Release()
 	if errs != nil {
-		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
 	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
-		writeError(w, req, h.desc, err)
+		h.fail(w, req, problemOf(req, h.desc, err))
 		return
 	}
 	if out == nil {
@@ -330,8 +331,18 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		return
 	}
 	if err := h.out.Write(w, out, h.status, h.codec); err != nil {
-		writeError(w, req, h.desc, err)
+		h.fail(w, req, problemOf(req, h.desc, err))
 	}
+}
+
+// fail writes the problem p, through the router's ErrorHook if it has one.
+func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
+	if h.hook != nil {
+		if q := h.hook(req, p); q != nil {
+			p = q
+		}
+	}
+	problem.Write(w, p)
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/router"
 	"github.com/vane-http/vane/schema"
 )
@@ -30,6 +31,7 @@ type api struct {
 	bodyLimit int64
 	codec     codec.Codec
 	unknown   UnknownPolicy
+	errorHook func(*http.Request, *problem.Details) *problem.Details
 }
 
 // An Option configures a Router made by New: the router's own settings

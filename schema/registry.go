@@ -19,6 +19,13 @@ type Namer interface {
 	SchemaName() string
 }
 
+// Open is implemented by struct types whose JSON objects may carry members
+// beyond their fields, such as problem.Details with its extension members:
+// their schemas are never closed (see SetClosed).
+type Open interface{ OpenSchema() }
+
+var openType = reflect.TypeFor[Open]()
+
 // Provider is implemented by types that describe themselves; Registry calls
 // JSONSchema on the type's zero value instead of deriving a schema.
 type Provider interface {
@@ -453,6 +460,9 @@ func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
 		if f.Required() {
 			s.Required = append(s.Required, f.Name)
 		}
+	}
+	if implements(t, openType) {
+		return s, nil // members beyond its fields may appear: never closed
 	}
 	if r.closed {
 		s.AdditionalProperties = &Schema{False: true}
