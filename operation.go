@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -274,7 +275,17 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
 	}
-	d.Responses, err = out.Responses(d, op.Responses, set.schemas)
+	documented := op.Responses
+	if precond := hasConditional(inT); precond {
+		documented = maps.Clone(op.Responses)
+		if documented == nil {
+			documented = map[int]string{}
+		}
+		if _, ok := documented[http.StatusPreconditionFailed]; !ok {
+			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
+		}
+	}
+	d.Responses, err = out.Responses(d, documented, set.schemas)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,7 +341,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.out.Write(w, out, h.status, h.codec); err != nil {
+	if err := h.out.Write(w, req, out, h.status, h.codec); err != nil {
 		h.fail(w, req, problemOf(req, h.desc, err))
 	}
 }

@@ -47,6 +47,7 @@ type Output struct {
 	bodySchema *schema.Schema
 	headerDocs []operation.Header
 	ctHeader   bool // a header field sets Content-Type
+	validators bool // a header field sets ETag or Last-Modified
 	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 }
 
@@ -144,6 +145,7 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 			h.name = http.CanonicalHeaderKey(name)
 			o.headers = append(o.headers, h)
 			o.ctHeader = o.ctHeader || h.name == "Content-Type"
+			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
 			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %v", f.Name, err)
@@ -264,12 +266,15 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 	return h, nil
 }
 
-// Write sends out, a non-nil *O of the compiled type, as the response:
-// headers, then status (out's Status field when not zero, else status),
-// then the body encoded with c. Statuses 204, 205 and 304 are sent without
-// a body. It fails only when the body cannot be encoded, before anything
-// is sent; any other type of out panics.
-func (o *Output) Write(w http.ResponseWriter, out any, status int, c codec.Codec) error {
+// Write sends out, a non-nil *O of the compiled type, as the response to
+// req: headers, then status (out's Status field when not zero, else
+// status), then the body encoded with c. Statuses 204, 205 and 304 are
+// sent without a body. A successful (200) response to a GET or HEAD whose
+// ETag or Last-Modified header field matches the request's If-None-Match
+// or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// It fails only when the body cannot be encoded, before anything is sent;
+// any other type of out panics.
+func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, c codec.Codec) error {
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
@@ -297,6 +302,9 @@ func (o *Output) Write(w http.ResponseWriter, out any, status int, c codec.Codec
 		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
 			status = s
 		}
+	}
+	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
+		status = http.StatusNotModified
 	}
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.
@@ -380,6 +388,9 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	}
 	for status, desc := range extra {
 		add(status, desc)
+	}
+	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
+		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
 	}
 	if o.empty {
 		// A nil output is answered 204, and an output that can only be

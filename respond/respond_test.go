@@ -33,7 +33,7 @@ func ExampleOutput_Write() {
 	v := &created{Status: http.StatusCreated, Location: "/pets/7", Tags: []string{"a", "b"}}
 	v.Body.ID = 7
 	w := httptest.NewRecorder()
-	if err := out.Write(w, v, http.StatusOK, codec.JSON); err != nil {
+	if err := out.Write(w, nil, v, http.StatusOK, codec.JSON); err != nil {
 		panic(err)
 	}
 	fmt.Println(w.Code, w.Header().Get("Location"), w.Header()["X-Tag"], w.Header().Get("Content-Type"))
@@ -51,7 +51,7 @@ func TestWriteNoBodyStatuses(t *testing.T) {
 	for _, status := range []int{http.StatusNoContent, http.StatusResetContent, http.StatusNotModified} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			w := httptest.NewRecorder()
-			if err := out.Write(w, &created{Status: status}, http.StatusOK, codec.JSON); err != nil {
+			if err := out.Write(w, nil, &created{Status: status}, http.StatusOK, codec.JSON); err != nil {
 				t.Fatal(err)
 			}
 			if w.Code != status || w.Body.Len() != 0 {
@@ -71,7 +71,7 @@ func TestWriteRefusesAnotherType(t *testing.T) {
 			t.Errorf("panic %v", r)
 		}
 	}()
-	out.Write(httptest.NewRecorder(), &struct{ Body string }{}, 200, codec.JSON)
+	out.Write(httptest.NewRecorder(), nil, &struct{ Body string }{}, 200, codec.JSON)
 }
 
 // Responses lists the success response, the extra ones and exactly the
