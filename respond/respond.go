@@ -48,6 +48,7 @@ type Output struct {
 	headerDocs []operation.Header
 	ctHeader   bool // a header field sets Content-Type
 	validators bool // a header field sets ETag or Last-Modified
+	cookies    []cookieField
 	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 }
 
@@ -133,6 +134,16 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
 			}
 			o.statusOff, o.hasStatus = f.Offset, true
+		case f.Type == cookieType || f.Type == cookiePtrType || f.Type == cookieSliceType:
+			if name, ok := f.Tag.Lookup("header"); ok && http.CanonicalHeaderKey(name) != "Set-Cookie" {
+				return nil, fmt.Errorf("field %s: a cookie is sent as Set-Cookie, not as header %q", f.Name, name)
+			}
+			if len(o.cookies) == 0 {
+				o.headerDocs = append(o.headerDocs, operation.Header{Name: "Set-Cookie", Field: f.Name,
+					Description: cmpOr(f.Tag.Get("doc"), "Cookies the response sets."),
+					Schema:      &schema.Schema{Type: schema.TypeString, Examples: []any{"session=abc123; Path=/; HttpOnly; Secure; SameSite=Lax"}}})
+			}
+			o.cookies = append(o.cookies, cookieField{offset: f.Offset, typ: f.Type})
 		default:
 			name, ok := f.Tag.Lookup("header")
 			if !ok {
@@ -298,6 +309,9 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 			}
 		}
 	}
+	for _, c := range o.cookies {
+		c.write(hdr, unsafe.Add(p, c.offset))
+	}
 	if o.hasStatus {
 		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
 			status = s
@@ -402,4 +416,44 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	}
 	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
 	return list, nil
+}
+
+var (
+	cookieType      = reflect.TypeFor[http.Cookie]()
+	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
+	cookieSliceType = reflect.TypeFor[[]*http.Cookie]()
+)
+
+// cookieField is an output field of type http.Cookie, *http.Cookie or
+// []*http.Cookie: each cookie it holds is a Set-Cookie line.
+type cookieField struct {
+	offset uintptr
+	typ    reflect.Type
+}
+
+func (c cookieField) write(h http.Header, p unsafe.Pointer) {
+	add := func(ck *http.Cookie) {
+		if ck != nil && ck.Name != "" {
+			if v := ck.String(); v != "" {
+				h["Set-Cookie"] = append(h["Set-Cookie"], v)
+			}
+		}
+	}
+	switch c.typ {
+	case cookieType:
+		add((*http.Cookie)(p))
+	case cookiePtrType:
+		add(*(**http.Cookie)(p))
+	default:
+		for _, ck := range *(*[]*http.Cookie)(p) {
+			add(ck)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -113,3 +113,46 @@ func TestResponses(t *testing.T) {
 		})
 	}
 }
+
+type login struct {
+	Session  http.Cookie    `doc:"The session cookie."`
+	Prefs    *http.Cookie   `header:"Set-Cookie"`
+	Trackers []*http.Cookie
+	Body     struct {
+		User string `json:"user"`
+	}
+}
+
+// Cookie fields become Set-Cookie lines, documented once as the
+// Set-Cookie header; a cookie under another header name is refused.
+func TestSetCookie(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	out, err := respond.Compile(reflect.TypeFor[login](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &login{Session: http.Cookie{Name: "session", Value: "abc", HttpOnly: true, Path: "/"},
+		Trackers: []*http.Cookie{{Name: "a", Value: "1"}, nil, {Name: "b", Value: "2", MaxAge: 60}}}
+	w := httptest.NewRecorder()
+	if err := out.Write(w, nil, v, 200, codec.JSON); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(w.Header()["Set-Cookie"], " | ")
+	if want := "session=abc; Path=/; HttpOnly | a=1 | b=2; Max-Age=60"; got != want {
+		t.Errorf("Set-Cookie %q, want %q", got, want)
+	}
+	list, err := out.Responses(&operation.Description{Status: 200}, nil, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := list[0].Headers; len(h) != 1 || h[0].Name != "Set-Cookie" || h[0].Description != "The session cookie." {
+		t.Errorf("documented headers %+v", h)
+	}
+	type bad struct {
+		C    http.Cookie `header:"Cookie"`
+		Body string
+	}
+	if _, err := respond.Compile(reflect.TypeFor[bad](), reg); err == nil || !strings.Contains(err.Error(), "Set-Cookie") {
+		t.Errorf("a cookie under another header: %v", err)
+	}
+}
