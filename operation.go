@@ -197,6 +197,21 @@ func Codec(c codec.Codec) Option {
 	return Option{api: func(a *api) { a.codec = c }}
 }
 
+// Resolver is implemented by inputs that compute or check fields from the
+// request beyond their parameters and body: a tenant from the Host, the
+// client's address, a value from a header with rules of its own. Resolve
+// is called with the request after the input was bound and its tag rules
+// (and its Validate method, for a validate.Checker) passed, before the
+// handler; the failures it returns are answered as one 422 problem, like
+// validation failures, and the handler does not run. An input that needs
+// only to read the request can hold an untagged *http.Request field
+// instead, which gets the request.
+type Resolver interface {
+	Resolve(req *http.Request) []problem.FieldError
+}
+
+var resolverType = reflect.TypeFor[Resolver]()
+
 // defaultBodyLimit is the body limit of typed operations when none is set.
 const defaultBodyLimit = bind.DefaultBodyLimit
 
@@ -212,6 +227,7 @@ type typedHandler[I, O any] struct {
 	pathNames []string                                               // the pattern's parameter names, in order
 	noRules   bool                                                   // the validator checks nothing
 	hook      func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
+	resolver  bool                                                   // *I is a Resolver
 	hasBody   bool                                                   // the input has a Body field
 }
 
@@ -289,7 +305,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, resolver: reflect.PointerTo(inT).Implements(resolverType)}
 	return th, d, nil
 }
 
@@ -328,6 +344,9 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
+	if errs == nil && h.resolver {
+		errs = any(in).(Resolver).Resolve(req)
+	}
 	if errs != nil {
 		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
