@@ -191,6 +191,16 @@ func UnknownProperties(p UnknownPolicy) Option {
 	}}
 }
 
+// Encode adds a media type that typed operations can answer a body with,
+// encoded by c, after JSON (the default) and the encodings added before:
+// a request's Accept chooses among them (406 Not Acceptable when it
+// accepts none), and the document lists each. Package
+// github.com/vane-http/vane/codec/cbor, a module of its own, has one for
+// application/cbor.
+func Encode(mediaType string, c codec.Codec) Option {
+	return Option{api: func(a *api) { a.encoders = append(a.encoders, respond.Encoder{MediaType: mediaType, Codec: c}) }}
+}
+
 // Codec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
 func Codec(c codec.Codec) Option {
@@ -221,7 +231,7 @@ type typedHandler[I, O any] struct {
 	binder    *bind.Binder
 	validator *validate.Validator
 	out       *respond.Output
-	codec     codec.Codec
+	enc       *respond.Encoders // the response encodings, JSON first
 	status    int
 	desc      *operation.Description
 	pathNames []string                                               // the pattern's parameter names, in order
@@ -301,11 +311,12 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
 		}
 	}
-	d.Responses, err = out.Responses(d, documented, set.schemas)
+	enc := respond.NewEncoders(c, set.encoders...)
+	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, resolver: reflect.PointerTo(inT).Implements(resolverType)}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, resolver: reflect.PointerTo(inT).Implements(resolverType)}
 	return th, d, nil
 }
 
@@ -360,7 +371,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.out.Write(w, req, out, h.status, h.codec); err != nil {
+	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {
+		if err == respond.ErrNotAcceptable {
+			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		}
 		h.fail(w, req, problemOf(req, h.desc, err))
 	}
 }

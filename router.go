@@ -7,6 +7,7 @@ import (
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/router"
 	"github.com/vane-http/vane/schema"
 )
@@ -31,6 +32,7 @@ type api struct {
 	bodyLimit int64
 	codec     codec.Codec
 	unknown   UnknownPolicy
+	encoders  []respond.Encoder // response encodings beside JSON (Encode)
 	errorHook func(*http.Request, *problem.Details) *problem.Details
 }
 

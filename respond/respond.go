@@ -26,7 +26,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -285,11 +284,17 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 // or If-Modified-Since is a 304 Not Modified with the headers and no body.
 // It fails only when the body cannot be encoded, before anything is sent;
 // any other type of out panics.
-func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, c codec.Codec) error {
+func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
 	p := reflect.ValueOf(out).UnsafePointer()
+	chosen := 0
+	if o.bodyKind == outJSON && req != nil {
+		if chosen = enc.negotiate(req.Header["Accept"]); chosen < 0 {
+			return ErrNotAcceptable
+		}
+	}
 	hdr := w.Header()
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
@@ -352,14 +357,16 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		io.Copy(w, r) //nolint:errcheck // a failed write means the client went away
 		return nil
 	}
-	body, err := c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
 	if err != nil {
 		for i := range o.headers {
 			delete(hdr, o.headers[i].name)
 		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
-	hdr["Content-Type"] = jsonContentType
+	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
+		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
+	}
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	return nil
@@ -371,7 +378,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 // Empty (a nil output), and the errors vane itself answers with
 // (operation.ErrorStatuses), each with the problem+json schema from reg.
 // The success response comes first, the others by status.
-func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *schema.Registry) ([]operation.Response, error) {
+func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *schema.Registry, enc *Encoders) ([]operation.Response, error) {
 	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
 	if err != nil {
 		return nil, err
@@ -380,6 +387,12 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: o.headerDocs}
 	if o.bodySchema != nil && !operation.NoBody(d.Status) {
 		success.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if o.bodyKind == outJSON && enc != nil {
+			success.Content = success.Content[:0]
+			for _, mt := range enc.MediaTypes() {
+				success.Content = append(success.Content, operation.Content{MediaType: mt, Schema: o.bodySchema})
+			}
+		}
 	}
 	list := []operation.Response{success}
 	add := func(status int, desc string) {
@@ -413,6 +426,9 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	}
 	for _, status := range operation.ErrorStatuses(d) {
 		add(status, "")
+	}
+	if o.bodyKind == outJSON && o.bodySchema != nil && enc != nil {
+		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")
 	}
 	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
 	return list, nil

@@ -33,7 +33,7 @@ func ExampleOutput_Write() {
 	v := &created{Status: http.StatusCreated, Location: "/pets/7", Tags: []string{"a", "b"}}
 	v.Body.ID = 7
 	w := httptest.NewRecorder()
-	if err := out.Write(w, nil, v, http.StatusOK, codec.JSON); err != nil {
+	if err := out.Write(w, nil, v, http.StatusOK, respond.NewEncoders(codec.JSON)); err != nil {
 		panic(err)
 	}
 	fmt.Println(w.Code, w.Header().Get("Location"), w.Header()["X-Tag"], w.Header().Get("Content-Type"))
@@ -51,7 +51,7 @@ func TestWriteNoBodyStatuses(t *testing.T) {
 	for _, status := range []int{http.StatusNoContent, http.StatusResetContent, http.StatusNotModified} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			w := httptest.NewRecorder()
-			if err := out.Write(w, nil, &created{Status: status}, http.StatusOK, codec.JSON); err != nil {
+			if err := out.Write(w, nil, &created{Status: status}, http.StatusOK, respond.NewEncoders(codec.JSON)); err != nil {
 				t.Fatal(err)
 			}
 			if w.Code != status || w.Body.Len() != 0 {
@@ -71,7 +71,7 @@ func TestWriteRefusesAnotherType(t *testing.T) {
 			t.Errorf("panic %v", r)
 		}
 	}()
-	out.Write(httptest.NewRecorder(), nil, &struct{ Body string }{}, 200, codec.JSON)
+	out.Write(httptest.NewRecorder(), nil, &struct{ Body string }{}, 200, respond.NewEncoders(codec.JSON))
 }
 
 // Responses lists the success response, the extra ones and exactly the
@@ -93,7 +93,7 @@ func TestResponses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			list, err := out.Responses(&c.d, map[int]string{404: "no such pet"}, reg)
+			list, err := out.Responses(&c.d, map[int]string{404: "no such pet"}, reg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,8 +115,8 @@ func TestResponses(t *testing.T) {
 }
 
 type login struct {
-	Session  http.Cookie    `doc:"The session cookie."`
-	Prefs    *http.Cookie   `header:"Set-Cookie"`
+	Session  http.Cookie  `doc:"The session cookie."`
+	Prefs    *http.Cookie `header:"Set-Cookie"`
 	Trackers []*http.Cookie
 	Body     struct {
 		User string `json:"user"`
@@ -134,14 +134,14 @@ func TestSetCookie(t *testing.T) {
 	v := &login{Session: http.Cookie{Name: "session", Value: "abc", HttpOnly: true, Path: "/"},
 		Trackers: []*http.Cookie{{Name: "a", Value: "1"}, nil, {Name: "b", Value: "2", MaxAge: 60}}}
 	w := httptest.NewRecorder()
-	if err := out.Write(w, nil, v, 200, codec.JSON); err != nil {
+	if err := out.Write(w, nil, v, 200, respond.NewEncoders(codec.JSON)); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(w.Header()["Set-Cookie"], " | ")
 	if want := "session=abc; Path=/; HttpOnly | a=1 | b=2; Max-Age=60"; got != want {
 		t.Errorf("Set-Cookie %q, want %q", got, want)
 	}
-	list, err := out.Responses(&operation.Description{Status: 200}, nil, reg)
+	list, err := out.Responses(&operation.Description{Status: 200}, nil, reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
