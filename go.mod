@@ -6,4 +6,4 @@ require go.yaml.in/yaml/v3 v3.0.6
 
 require github.com/goccy/go-json v0.12.0
 
-require github.com/evanphx/json-patch/v5 v5.9.11 // indirect
+require github.com/evanphx/json-patch/v5 v5.9.11
