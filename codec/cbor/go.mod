@@ -8,6 +8,7 @@ require (
 )
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect

@@ -76,7 +76,13 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	if o.timeout > 0 {
 		api.Use(middleware.Timeout(o.timeout))
 	}
-	registerAPI(api, store, tokens)
+	events := registerAPI(api, store, tokens)
+	// The event stream is served outside the API's Timeout: it lasts as
+	// long as its client listens (or until the server shuts down).
+	vane.Stream(r, "/pets/events", map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}},
+		events.serve, summary("Follow changes to pets", "petEvents"),
+		describe("Server-sent events: a created, updated or deleted event for each change made through this replica."))
+	vane.Docs(r, docsConfig())
 	return r
 }
 
