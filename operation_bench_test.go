@@ -304,7 +304,7 @@ func handParamRouter() *Router {
 			http.Error(w, "no such user", http.StatusNotFound)
 			return
 		}
-		w.Header()["Content-Type"] = octetContentType
+		w.Header()["Content-Type"] = []string{"application/octet-stream"}
 		w.WriteHeader(http.StatusOK)
 		w.Write(userBody)
 	})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -317,12 +316,9 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 }
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Connection", "close") // the unread body is not drained
-	w.WriteHeader(http.StatusRequestEntityTooLarge)
-	io.WriteString(w, `{"type":"about:blank","title":"Request Entity Too Large","status":413,`+
-		`"detail":"The request body is larger than the limit of `+strconv.FormatInt(limit, 10)+` bytes."}`+"\n")
+	w.Header().Set("Connection", "close") // the unread body is not drained
+	problem.Write(w, problem.New(http.StatusRequestEntityTooLarge,
+		"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 }
 
 // limitOf returns v, or def when v is zero, or 0 (no limit) when v < 0.

@@ -246,3 +246,28 @@ func IsForm(t reflect.Type) bool {
 	}
 	return false
 }
+
+// Errors returns the error statuses that vane itself may answer the
+// operation with, whatever its handler does, in increasing order: 400
+// (a body that cannot be read or decoded), 413 (too large) and 415 (of a
+// media type not accepted) when it reads a request body; 422 (binding or
+// validation failed) when it has a body or parameters; and 500 (the
+// handler's unexpected error) always. vane.Register documents exactly
+// these, and the OpenAPI document adds them to a description built by
+// hand that documents no error of its own.
+func (d *Description) Errors() []int {
+	var list []int
+	if d.RequestBody != nil {
+		list = append(list, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	}
+	if d.RequestBody != nil || len(d.Parameters) > 0 {
+		list = append(list, http.StatusUnprocessableEntity)
+	}
+	return append(list, http.StatusInternalServerError)
+}
+
+// NoBody reports whether a response of status has no body, whatever the
+// output holds: 204 No Content, 205 Reset Content and 304 Not Modified.
+func NoBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
+}

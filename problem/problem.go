@@ -96,8 +96,15 @@ func (p *Details) StatusCode() int {
 // X-Content-Type-Options: nosniff (so that no browser takes the body for
 // another type), with Type and Title filled in when empty (in a copy: p
 // is not changed, so a shared problem value is safe to write from many
-// requests).
+// requests). Headers already set on w, other than those three and
+// Content-Length, are kept.
 func Write(w http.ResponseWriter, p *Details) {
+	status, body := encode(p)
+	send(w, status, body, []string{strconv.Itoa(len(body))})
+}
+
+// encode returns p's status and body, with the defaults filled in.
+func encode(p *Details) (int, []byte) {
 	q := *p
 	p = &q
 	if p.Status == 0 {
@@ -119,13 +126,41 @@ func Write(w http.ResponseWriter, p *Details) {
 		}
 		body, _ = marshal(&plain)
 	}
+	return p.Status, body
+}
+
+func send(w http.ResponseWriter, status int, body []byte, length []string) {
 	h := w.Header()
-	h["Content-Type"] = []string{ContentType}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Type"] = contentType
+	h["Content-Length"] = length
 	h["X-Content-Type-Options"] = nosniff
-	w.WriteHeader(p.Status)
+	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // the client went away; nothing to do
 }
+
+// Encoded is a problem encoded once, for a response that is always the
+// same and may be written often (a busy server's 503, a panic's 500):
+// writing it allocates nothing. Make one with Encode.
+type Encoded struct {
+	status int
+	body   []byte
+	length []string
+}
+
+// Encode encodes p once, as Write would send it.
+func Encode(p *Details) *Encoded {
+	status, body := encode(p)
+	return &Encoded{status: status, body: body, length: []string{strconv.Itoa(len(body))}}
+}
+
+// Status returns the status the problem is sent with.
+func (e *Encoded) Status() int { return e.status }
+
+// Write sends the problem, with the headers of Write. The header values
+// are shared between responses: do not modify them afterwards.
+func (e *Encoded) Write(w http.ResponseWriter) { send(w, e.status, e.body, e.length) }
+
+var contentType = []string{ContentType}
 
 var nosniff = []string{"nosniff"}
 

@@ -2,7 +2,9 @@ package problem
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 )
 
@@ -40,3 +42,24 @@ func TestWriteDoesNotChangeTheProblem(t *testing.T) {
 		t.Errorf("changed: %+v", p)
 	}
 }
+
+func TestEncodedWritesWithoutAllocating(t *testing.T) {
+	e := Encode(New(http.StatusServiceUnavailable, "busy"))
+	w := &headerOnly{h: http.Header{}}
+	if n := testing.AllocsPerRun(100, func() { e.Write(w) }); n != 0 {
+		t.Errorf("%v allocations per write, want 0", n)
+	}
+	if w.status != 503 || w.h.Get("Content-Length") != strconv.Itoa(len(w.body)) || w.h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("got %d %v", w.status, w.h)
+	}
+}
+
+type headerOnly struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (w *headerOnly) Header() http.Header         { return w.h }
+func (w *headerOnly) WriteHeader(s int)           { w.status = s }
+func (w *headerOnly) Write(b []byte) (int, error) { w.body = b; return len(b), nil }
