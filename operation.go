@@ -69,8 +69,10 @@ type Op struct {
 // response listing every failure, and h is not called.
 //
 // Output: if O is a struct with a Body field, its fields tagged header are
-// response headers (a time.Time as an HTTP date), an int field named
-// Status sets the status when not zero, and Body is the response body;
+// response headers (a time.Time as an HTTP date), fields of type
+// http.Cookie, *http.Cookie or []*http.Cookie tagged cookie are Set-Cookie
+// lines, an int field named Status sets the status when not zero, and
+// Body is the response body (see package respond);
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
 // Content. A body is JSON, except a []byte (application/octet-stream unless
 // a Content-Type header field says otherwise) or an io.Reader, which are

@@ -37,3 +37,25 @@ func ExampleCompile() {
 	// 200 application/json "v1" Tue, 24 Nov 2026 12:00:00 GMT
 	// {"name":"kite"}
 }
+
+type LoginOutput struct {
+	Session http.Cookie `cookie:"session"`
+	Body    Item
+}
+
+func ExampleCompile_cookies() {
+	w, err := respond.Compile(reflect.TypeFor[LoginOutput](), respond.Config{})
+	if err != nil {
+		panic(err)
+	}
+	rec := httptest.NewRecorder()
+	out := &LoginOutput{Session: http.Cookie{Value: "s3cr3t", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}, Body: Item{Name: "ada"}}
+	if err := w.Write(rec, httptest.NewRequest(http.MethodPost, "/login", nil), out); err != nil {
+		panic(err)
+	}
+	fmt.Println(rec.Header().Get("Set-Cookie"))
+	fmt.Println(w.Response().Headers[0].Name+":", w.Response().Headers[0].Description)
+	// Output:
+	// session=s3cr3t; Path=/; HttpOnly; SameSite=Lax
+	// Set-Cookie: Sets the cookie session.
+}

@@ -67,6 +67,7 @@ type Writer struct {
 	mediaType  string
 	bodySchema *schema.Schema
 	headerDocs []operation.Header
+	cookies    []cookieField
 	ctHeader   bool // a header field sets Content-Type
 	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 	status     int
@@ -115,7 +116,7 @@ func Compile(t reflect.Type, cfg Config) (*Writer, error) {
 	if err := o.compileFields(t, cfg.Registry); err != nil {
 		return nil, err
 	}
-	o.empty = o.bodyKind == bodyJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
+	o.empty = o.bodyKind == bodyJSON && len(o.headers) == 0 && len(o.cookies) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	return o, nil
 }
 
@@ -173,9 +174,16 @@ func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
 				return fmt.Errorf("field Status must be an int, not %v", f.Type)
 			}
 			o.statusOff, o.hasStatus = f.Offset, true
+		case isCookieType(f.Type):
+			if err := o.addCookie(f); err != nil {
+				return fmt.Errorf("field %s: %v", f.Name, err)
+			}
 		default:
 			name, ok := f.Tag.Lookup("header")
 			if !ok {
+				if _, ok := f.Tag.Lookup("cookie"); ok {
+					return fmt.Errorf("field %s: a cookie is an http.Cookie, *http.Cookie or []*http.Cookie, not %v", f.Name, f.Type)
+				}
 				continue
 			}
 			h, err := headerWriter(f)
@@ -306,9 +314,10 @@ func headerWriter(f reflect.StructField) (header, error) {
 }
 
 // Write sends the output ptr points to (a *O of the compiled type O):
-// headers, status, body. It fails only when the body cannot be encoded,
-// before anything is sent; the header fields it had set are removed
-// again, so that the caller can answer with an error instead.
+// headers, cookies, status, body. It fails only when the body cannot be
+// encoded or a cookie is invalid, before anything is sent; the header
+// fields and cookies it had set are removed again, so that the caller can
+// answer with an error instead.
 func (o *Writer) Write(w http.ResponseWriter, req *http.Request, ptr any) error {
 	return o.write(w, o.base(ptr), o.status, o.codec)
 }
@@ -330,6 +339,14 @@ func (o *Writer) base(ptr any) unsafe.Pointer {
 
 func (o *Writer) write(w http.ResponseWriter, p unsafe.Pointer, status int, c codec.Codec) error {
 	hdr := w.Header()
+	cookiesBefore := 0
+	if len(o.cookies) > 0 {
+		cookiesBefore = len(hdr["Set-Cookie"])
+		if err := o.setCookies(hdr, p); err != nil {
+			unsetCookies(hdr, cookiesBefore)
+			return err
+		}
+	}
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
 		vals := make([]string, len(o.headers))
@@ -389,6 +406,9 @@ func (o *Writer) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 	if err != nil {
 		for i := range o.headers {
 			delete(hdr, o.headers[i].name)
+		}
+		if len(o.cookies) > 0 {
+			unsetCookies(hdr, cookiesBefore)
 		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
