@@ -177,6 +177,7 @@ type typedHandler[I, O any] struct {
 	pathNames []string // the pattern's parameter names, in order
 	noRules   bool     // the validator checks nothing
 	hasBody   bool     // the input has a Body field
+	precond   bool     // the input is a respond.Preconditioner
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -228,16 +229,17 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		Method: op.Method, Pattern: full, ID: op.ID, Summary: op.Summary, Description: op.Description,
 		Tags: slices.Clone(op.Tags), Deprecated: op.Deprecated, Hidden: op.Hidden,
 		Security: op.Security, Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
-		BodyLimit: limit, Input: inT, Output: outT, Schemas: set.schemas, Extensions: op.Extensions,
+		BodyLimit: limit, Input: inT, Output: outT, Validators: out.Validators(), Schemas: set.schemas, Extensions: op.Extensions,
 	}
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
 	}
+	_, d.Preconditions = any(probe).(respond.Preconditioner)
 	d.Responses, err = respond.Responses(d, out, op.Responses, set.schemas)
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, precond: d.Preconditions}
 	return th, d, nil
 }
 
@@ -279,6 +281,14 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	if errs != nil {
 		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
+	}
+	if h.precond {
+		if done, err := respond.CheckPreconditions(w, req, any(in).(respond.Preconditioner)); done || err != nil {
+			if err != nil {
+				writeError(w, req, h.desc, err)
+			}
+			return
+		}
 	}
 	out, err := h.fn(ctx, in)
 	if err != nil {

@@ -41,6 +41,14 @@ type Description struct {
 
 	BodyLimit int64 // the request body limit in bytes in force for the operation
 
+	// Preconditions: the input checks the request's preconditions
+	// before the handler (respond.Preconditioner), answering 412, or 304
+	// to a GET or HEAD. Validators: the output sets ETag or
+	// Last-Modified, from which a GET or HEAD is answered 304 or 412
+	// after the handler (package respond).
+	Preconditions bool
+	Validators    bool
+
 	Input  reflect.Type // the input struct type I
 	Output reflect.Type // the output type O
 
@@ -249,16 +257,24 @@ func IsForm(t reflect.Type) bool {
 
 // Errors returns the error statuses that vane itself may answer the
 // operation with, whatever its handler does, in increasing order: 400
-// (a body that cannot be read or decoded), 413 (too large) and 415 (of a
-// media type not accepted) when it reads a request body; 422 (binding or
-// validation failed) when it has a body or parameters; and 500 (the
-// handler's unexpected error) always. vane.Register documents exactly
+// (a body that cannot be read or decoded) when it reads a request body;
+// 412 (a precondition failed) when it has Preconditions, or Validators
+// and is a GET or HEAD; 413 (too large) and 415 (of a media type not
+// accepted) when it reads a request body; 422 (binding or validation
+// failed) when it has a body or parameters; and 500 (the handler's
+// unexpected error) always. vane.Register documents exactly
 // these, and the OpenAPI document adds them to a description built by
 // hand that documents no error of its own.
 func (d *Description) Errors() []int {
 	var list []int
 	if d.RequestBody != nil {
-		list = append(list, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		list = append(list, http.StatusBadRequest)
+	}
+	if d.Preconditions || (d.Validators && d.safe()) {
+		list = append(list, http.StatusPreconditionFailed)
+	}
+	if d.RequestBody != nil {
+		list = append(list, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if d.RequestBody != nil || len(d.Parameters) > 0 {
 		list = append(list, http.StatusUnprocessableEntity)
@@ -271,3 +287,11 @@ func (d *Description) Errors() []int {
 func NoBody(status int) bool {
 	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
+
+// NotModified reports whether the operation may answer 304 Not Modified:
+// a GET or HEAD with Preconditions or Validators.
+func (d *Description) NotModified() bool {
+	return d.safe() && (d.Preconditions || d.Validators)
+}
+
+func (d *Description) safe() bool { return d.Method == http.MethodGet || d.Method == http.MethodHead }

@@ -15,7 +15,8 @@ import (
 // (Writer.Response); 204 too when the output can only be {} (Empty), since
 // such an output is usually returned nil; the responses the operation
 // documents itself (documented: status → description, an empty
-// description meaning the status text); and the errors vane itself may
+// description meaning the status text); 304 when it may answer Not
+// Modified (operation.Description.NotModified); and the errors vane itself may
 // answer with (operation.Description.Errors). Error statuses (400 and
 // above) carry the problem+json schema, named in reg.
 func Responses(d *operation.Description, o *Writer, documented map[int]string, reg *schema.Registry) ([]operation.Response, error) {
@@ -50,6 +51,17 @@ func Responses(d *operation.Description, o *Writer, documented map[int]string, r
 		// A nil output is answered 204, and an output that can only be
 		// {} is usually returned nil: document both answers.
 		add(http.StatusNoContent, "")
+	}
+	if d.NotModified() {
+		add(http.StatusNotModified, "")
+		// A 304 carries the validators and caching headers a 200 would.
+		for _, h := range list[0].Headers {
+			switch h.Name {
+			case "Etag", "Last-Modified", "Cache-Control", "Expires", "Vary", "Content-Location":
+				r := &list[len(list)-1]
+				r.Headers = append(r.Headers, h)
+			}
+		}
 	}
 	for _, status := range d.Errors() {
 		add(status, "")

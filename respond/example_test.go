@@ -1,6 +1,7 @@
 package respond_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -58,4 +59,38 @@ func ExampleCompile_cookies() {
 	// Output:
 	// session=s3cr3t; Path=/; HttpOnly; SameSite=Lax
 	// Set-Cookie: Sets the cookie session.
+}
+
+func ExampleEvaluate() {
+	modified := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	get := httptest.NewRequest(http.MethodGet, "/items/1", nil)
+	get.Header.Set("If-None-Match", `W/"v1", "v2"`)
+	put := httptest.NewRequest(http.MethodPut, "/items/1", nil)
+	put.Header.Set("If-Match", `"v1"`)
+	fmt.Println(respond.Evaluate(get, `"v2"`, modified))
+	fmt.Println(respond.Evaluate(put, `"v2"`, modified))
+	fmt.Println(respond.Evaluate(put, `"v1"`, modified))
+	// Output:
+	// 304
+	// 412
+	// 0
+}
+
+type RenameItem struct {
+	ID   string `path:"id"`
+	Body Item
+}
+
+// Precondition looks the item up and returns its validators.
+func (in *RenameItem) Precondition(ctx context.Context) (string, time.Time, error) {
+	return `"v2"`, time.Time{}, nil
+}
+
+func ExampleCheckPreconditions() {
+	req := httptest.NewRequest(http.MethodPut, "/items/1", nil)
+	req.Header.Set("If-Match", `"v1"`)
+	rec := httptest.NewRecorder()
+	done, err := respond.CheckPreconditions(rec, req, &RenameItem{ID: "1"})
+	fmt.Println(done, err, rec.Code)
+	// Output: true <nil> 412
 }

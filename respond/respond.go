@@ -69,6 +69,7 @@ type Writer struct {
 	headerDocs []operation.Header
 	cookies    []cookieField
 	ctHeader   bool // a header field sets Content-Type
+	validators bool // a header field sets ETag or Last-Modified
 	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 	status     int
 	codec      codec.Codec
@@ -119,6 +120,11 @@ func Compile(t reflect.Type, cfg Config) (*Writer, error) {
 	o.empty = o.bodyKind == bodyJSON && len(o.headers) == 0 && len(o.cookies) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	return o, nil
 }
+
+// Validators reports whether the output has a header field ETag or
+// Last-Modified, from which a GET or HEAD is answered 304 or 412 (see
+// Evaluate).
+func (o *Writer) Validators() bool { return o.validators }
 
 // Empty reports whether the output can only be {}: a JSON body with no
 // properties, no headers and no Status. Such an output is usually
@@ -193,6 +199,7 @@ func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
 			h.name = http.CanonicalHeaderKey(name)
 			o.headers = append(o.headers, h)
 			o.ctHeader = o.ctHeader || h.name == "Content-Type"
+			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
 			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
 				return fmt.Errorf("field %s: %v", f.Name, err)
@@ -319,13 +326,13 @@ func headerWriter(f reflect.StructField) (header, error) {
 // fields and cookies it had set are removed again, so that the caller can
 // answer with an error instead.
 func (o *Writer) Write(w http.ResponseWriter, req *http.Request, ptr any) error {
-	return o.write(w, o.base(ptr), o.status, o.codec)
+	return o.write(w, req, o.base(ptr), o.status, o.codec)
 }
 
 // WriteCodec is Write with another codec for JSON bodies, chosen per
 // request.
 func (o *Writer) WriteCodec(w http.ResponseWriter, req *http.Request, ptr any, c codec.Codec) error {
-	return o.write(w, o.base(ptr), o.status, c)
+	return o.write(w, req, o.base(ptr), o.status, c)
 }
 
 // base returns the address ptr, a pointer to the writer's output type,
@@ -337,7 +344,7 @@ func (o *Writer) base(ptr any) unsafe.Pointer {
 	return reflect.ValueOf(ptr).UnsafePointer()
 }
 
-func (o *Writer) write(w http.ResponseWriter, p unsafe.Pointer, status int, c codec.Codec) error {
+func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointer, status int, c codec.Codec) error {
 	hdr := w.Header()
 	cookiesBefore := 0
 	if len(o.cookies) > 0 {
@@ -369,6 +376,10 @@ func (o *Writer) write(w http.ResponseWriter, p unsafe.Pointer, status int, c co
 		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
 			status = s
 		}
+	}
+	if o.validators && status == http.StatusOK && (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+		o.notModified(w, req, hdr) {
+		return nil
 	}
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.

@@ -1,0 +1,71 @@
+package vane_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane"
+)
+
+type guardedInput struct {
+	ID   string `path:"id"`
+	Body struct {
+		Text string `json:"text"`
+	}
+}
+
+func (in *guardedInput) Precondition(ctx context.Context) (string, time.Time, error) {
+	if in.ID == "missing" {
+		return "", time.Time{}, vane.NotFound("no such doc")
+	}
+	return `"v1"`, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), nil
+}
+
+func TestPreconditionsBeforeHandler(t *testing.T) {
+	r := vane.New()
+	calls := 0
+	vane.Put(r, "/docs/{id}", func(ctx context.Context, in *guardedInput) (*struct{}, error) {
+		calls++
+		return nil, nil
+	})
+	for _, tc := range []struct {
+		name   string
+		id     string
+		header string
+		value  string
+		want   int
+		calls  int
+	}{
+		{"no precondition", "a", "", "", 204, 1},
+		{"If-Match holds", "a", "If-Match", `"v1"`, 204, 1},
+		{"If-Match fails", "a", "If-Match", `"v0"`, 412, 0},
+		{"If-Unmodified-Since fails", "a", "If-Unmodified-Since", "Thu, 01 Jan 2026 00:00:00 GMT", 412, 0},
+		{"If-None-Match * on an existing doc", "a", "If-None-Match", "*", 412, 0},
+		{"Precondition's error", "missing", "If-Match", `"v1"`, 404, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls = 0
+			req := httptest.NewRequest("PUT", "/docs/"+tc.id, strings.NewReader(`{"text":"x"}`))
+			req.Header.Set("Content-Type", "application/json")
+			if tc.header != "" {
+				req.Header.Set(tc.header, tc.value)
+			}
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != tc.want || calls != tc.calls {
+				t.Errorf("got %d with %d handler calls, want %d with %d: %s", w.Code, calls, tc.want, tc.calls, w.Body)
+			}
+			if w.Code >= 400 && w.Header().Get("Content-Type") != "application/problem+json" {
+				t.Errorf("Content-Type %q", w.Header().Get("Content-Type"))
+			}
+		})
+	}
+	d := r.Operations()[0]
+	if !d.Preconditions || d.Response(http.StatusPreconditionFailed) == nil || d.Response(http.StatusNotModified) != nil {
+		t.Errorf("documented: Preconditions %v, responses %+v", d.Preconditions, d.Responses)
+	}
+}
