@@ -74,9 +74,14 @@ type Op struct {
 // lines, an int field named Status sets the status when not zero, and
 // Body is the response body (see package respond);
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
-// Content. A body is JSON, except a []byte (application/octet-stream unless
-// a Content-Type header field says otherwise) or an io.Reader, which are
-// copied as they are.
+// Content. A body is JSON, or another media type the request's Accept
+// prefers (WithMediaCodec; 406 when nothing it accepts can be produced),
+// or the media type of a Content-Type header field; except a []byte
+// (application/octet-stream unless a Content-Type header field says
+// otherwise) or an io.Reader, which are copied as they are. An output
+// with an ETag or Last-Modified header field answers conditional GETs
+// with 304, and an input implementing respond.Preconditioner answers
+// failed preconditions with 412 before h runs.
 //
 // Errors: an error that implements [StatusError] (such as those from
 // [Error] and [NotFound]) sets the status and, below 500, is shown to the
@@ -164,6 +169,17 @@ func WithCodec(c codec.Codec) Option {
 	return Option{api: func(a *api) { a.codec = c }}
 }
 
+// WithMediaCodec adds a media type that typed operations can answer with,
+// encoded by c, when a request's Accept prefers it to application/json
+// (see package respond: 406 when neither is acceptable). Every operation
+// whose body is encoded by codecs documents it beside application/json,
+// with the same schema, so c must follow encoding/json's rules for Go
+// types. A codec for application/json replaces the JSON codec for
+// responses. Request bodies are still read as JSON.
+func WithMediaCodec(mediaType string, c codec.Codec) Option {
+	return Option{api: func(a *api) { a.codecs = append(a.codecs, codec.MediaCodec{MediaType: mediaType, Codec: c}) }}
+}
+
 // defaultBodyLimit is the body limit of typed operations when none is set.
 const defaultBodyLimit = bind.DefaultBodyLimit
 
@@ -221,7 +237,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		_, documented201 := op.Responses[http.StatusCreated]
 		status = operation.DefaultStatus(op.Method, documented201)
 	}
-	out, err := respond.Compile(outT, respond.Config{Status: status, Codec: c, Registry: set.schemas})
+	out, err := respond.Compile(outT, respond.Config{Status: status, Codec: c, Codecs: set.codecs, Registry: set.schemas})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
 	}
@@ -229,7 +245,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		Method: op.Method, Pattern: full, ID: op.ID, Summary: op.Summary, Description: op.Description,
 		Tags: slices.Clone(op.Tags), Deprecated: op.Deprecated, Hidden: op.Hidden,
 		Security: op.Security, Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
-		BodyLimit: limit, Input: inT, Output: outT, Validators: out.Validators(), Schemas: set.schemas, Extensions: op.Extensions,
+		BodyLimit: limit, Input: inT, Output: outT, Validators: out.Validators(), MediaTypes: out.MediaTypes(), Schemas: set.schemas, Extensions: op.Extensions,
 	}
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
@@ -282,6 +298,10 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
 	}
+	choice, ok := h.out.Negotiate(w, req)
+	if !ok {
+		return // 406
+	}
 	if h.precond {
 		if done, err := respond.CheckPreconditions(w, req, any(in).(respond.Preconditioner)); done || err != nil {
 			if err != nil {
@@ -299,7 +319,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.out.Write(w, req, out); err != nil {
+	if err := h.out.WriteChoice(w, req, out, choice); err != nil {
 		writeError(w, req, h.desc, err)
 	}
 }

@@ -1,7 +1,9 @@
 package vane_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -76,4 +78,40 @@ func ExampleRegister_precondition() {
 	// "v6" 412 Precondition Failed
 	// "v7" 204 No Content
 	// "v7" 412 Precondition Failed
+}
+
+// upperJSON is a codec for text/x-upper: JSON, upper-cased.
+type upperJSON struct{}
+
+func (upperJSON) Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return bytes.ToUpper(b), err
+}
+
+func (upperJSON) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// A router answers with another media type when the request's Accept
+// prefers it, and 406 when it accepts nothing the operation can produce.
+func ExampleWithMediaCodec() {
+	r := vane.New(vane.WithMediaCodec("text/x-upper", upperJSON{}))
+	vane.Get(r, "/greeting", func(ctx context.Context, in *struct{}) (*struct {
+		Message string `json:"message"`
+	}, error) {
+		return &struct {
+			Message string `json:"message"`
+		}{"hello"}, nil
+	})
+	for _, accept := range []string{"", "text/x-upper", "text/html"} {
+		req := httptest.NewRequest("GET", "/greeting", nil)
+		req.Header.Set("Accept", accept)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		fmt.Println(w.Code, w.Header().Get("Content-Type"), strings.TrimSpace(w.Body.String()))
+	}
+	fmt.Println(r.Operations()[0].MediaTypes)
+	// Output:
+	// 200 application/json {"message":"hello"}
+	// 200 text/x-upper {"MESSAGE":"HELLO"}
+	// 406 application/problem+json {"type":"about:blank","title":"Not Acceptable","status":406,"detail":"None of the media types this operation answers with is acceptable: application/json, text/x-upper."}
+	// [application/json text/x-upper]
 }

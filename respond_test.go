@@ -69,3 +69,22 @@ func TestPreconditionsBeforeHandler(t *testing.T) {
 		t.Errorf("documented: Preconditions %v, responses %+v", d.Preconditions, d.Responses)
 	}
 }
+
+func TestNotAcceptableBeforeHandler(t *testing.T) {
+	r := vane.New()
+	calls := 0
+	vane.Get(r, "/items", func(ctx context.Context, in *struct{}) (*[]string, error) {
+		calls++
+		return &[]string{"a"}, nil
+	})
+	req := httptest.NewRequest("GET", "/items", nil)
+	req.Header.Set("Accept", "text/html")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusNotAcceptable || calls != 0 || !strings.Contains(w.Body.String(), "application/json") {
+		t.Errorf("got %d after %d calls: %s", w.Code, calls, w.Body)
+	}
+	if d := r.Operations()[0]; d.Response(http.StatusNotAcceptable) == nil {
+		t.Errorf("406 not documented: %+v", d.Responses)
+	}
+}

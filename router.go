@@ -29,6 +29,7 @@ type api struct {
 	schemas   *schema.Registry
 	bodyLimit int64
 	codec     codec.Codec
+	codecs    []codec.MediaCodec // further response media types (WithMediaCodec)
 }
 
 // An Option configures a Router made by New: the router's own settings

@@ -49,6 +49,12 @@ type Description struct {
 	Preconditions bool
 	Validators    bool
 
+	// MediaTypes are the media types the success response's body can be
+	// negotiated to by the request's Accept, the default first; empty
+	// when it is not negotiated (no body, a raw body, a Content-Type
+	// chosen by the handler).
+	MediaTypes []string
+
 	Input  reflect.Type // the input struct type I
 	Output reflect.Type // the output type O
 
@@ -258,7 +264,7 @@ func IsForm(t reflect.Type) bool {
 // Errors returns the error statuses that vane itself may answer the
 // operation with, whatever its handler does, in increasing order: 400
 // (a body that cannot be read or decoded) when it reads a request body;
-// 412 (a precondition failed) when it has Preconditions, or Validators
+// 406 (no acceptable media type) when it negotiates (MediaTypes); 412 (a precondition failed) when it has Preconditions, or Validators
 // and is a GET or HEAD; 413 (too large) and 415 (of a media type not
 // accepted) when it reads a request body; 422 (binding or validation
 // failed) when it has a body or parameters; and 500 (the handler's
@@ -269,6 +275,9 @@ func (d *Description) Errors() []int {
 	var list []int
 	if d.RequestBody != nil {
 		list = append(list, http.StatusBadRequest)
+	}
+	if len(d.MediaTypes) > 0 {
+		list = append(list, http.StatusNotAcceptable)
 	}
 	if d.Preconditions || (d.Validators && d.safe()) {
 		list = append(list, http.StatusPreconditionFailed)

@@ -94,3 +94,20 @@ func ExampleCheckPreconditions() {
 	fmt.Println(done, err, rec.Code)
 	// Output: true <nil> 412
 }
+
+func ExampleWriter_Negotiate() {
+	w, err := respond.Compile(reflect.TypeFor[Item](), respond.Config{})
+	if err != nil {
+		panic(err)
+	}
+	for _, accept := range []string{"application/*", "text/html"} {
+		req := httptest.NewRequest(http.MethodGet, "/items/1", nil)
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		_, ok := w.Negotiate(rec, req)
+		fmt.Println(accept, ok, rec.Code)
+	}
+	// Output:
+	// application/* true 200
+	// text/html false 406
+}

@@ -32,13 +32,35 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
+
+// codecFor returns the codec for a Content-Type the output set: the
+// offer's of that media type, the JSON codec for any +json type; or, for
+// a string body, raw (its text is the body). Neither: no codec.
+func (o *Writer) codecFor(contentType string) (c codec.Codec, raw bool) {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(mt)
+	for i := range o.offers {
+		if strings.EqualFold(mt, o.offers[i].mediaType) {
+			return o.offers[i].codec, false
+		}
+	}
+	if len(mt) > 5 && strings.EqualFold(mt[len(mt)-5:], "+json") {
+		return o.offers[0].codec, false
+	}
+	if o.bodyType.Kind() == reflect.String {
+		return nil, true
+	}
+	return nil, false
+}
 
 // Config is what Compile needs besides the output type.
 type Config struct {
@@ -49,6 +71,10 @@ type Config struct {
 	// Codec encodes JSON bodies; nil means codec.JSON.
 	Codec codec.Codec
 
+	// Codecs are the other media types a body can be negotiated to
+	// (see Negotiate); one for application/json replaces Codec.
+	Codecs []codec.MediaCodec
+
 	// Registry names the schemas of the bodies and headers; nil means a
 	// new registry of its own.
 	Registry *schema.Registry
@@ -56,23 +82,24 @@ type Config struct {
 
 // Writer writes one output type, compiled by Compile.
 type Writer struct {
-	typ        reflect.Type
-	ptrType    reflect.Type
-	headers    []header
-	statusOff  uintptr
-	hasStatus  bool
-	bodyOff    uintptr
-	bodyType   reflect.Type
-	bodyKind   int
-	mediaType  string
-	bodySchema *schema.Schema
-	headerDocs []operation.Header
-	cookies    []cookieField
-	ctHeader   bool // a header field sets Content-Type
-	validators bool // a header field sets ETag or Last-Modified
-	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
-	status     int
-	codec      codec.Codec
+	typ           reflect.Type
+	ptrType       reflect.Type
+	headers       []header
+	statusOff     uintptr
+	hasStatus     bool
+	bodyOff       uintptr
+	bodyType      reflect.Type
+	bodyKind      int
+	mediaType     string
+	bodySchema    *schema.Schema
+	headerDocs    []operation.Header
+	cookies       []cookieField
+	ctHeader      bool // a header field sets Content-Type
+	validators    bool // a header field sets ETag or Last-Modified
+	empty         bool // nothing to say: a JSON body that is always {}, no headers, no Status
+	status        int
+	offers        []offer // offers[0] is application/json
+	notAcceptable *problem.Encoded
 }
 
 const (
@@ -113,7 +140,8 @@ func Compile(t reflect.Type, cfg Config) (*Writer, error) {
 	if cfg.Status == 0 {
 		cfg.Status = http.StatusOK
 	}
-	o := &Writer{typ: t, ptrType: reflect.PointerTo(t), mediaType: "application/json", status: cfg.Status, codec: cfg.Codec}
+	o := &Writer{typ: t, ptrType: reflect.PointerTo(t), mediaType: "application/json", status: cfg.Status}
+	o.compileOffers(cfg.Codec, cfg.Codecs)
 	if err := o.compileFields(t, cfg.Registry); err != nil {
 		return nil, err
 	}
@@ -138,6 +166,11 @@ func (o *Writer) Response() operation.Response {
 	r := operation.Response{Status: o.status, Description: http.StatusText(o.status), Headers: o.headerDocs}
 	if o.bodySchema != nil && !operation.NoBody(o.status) {
 		r.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if o.negotiated() {
+			for _, of := range o.offers[1:] {
+				r.Content = append(r.Content, operation.Content{MediaType: of.mediaType, Schema: o.bodySchema})
+			}
+		}
 	}
 	return r
 }
@@ -320,18 +353,23 @@ func headerWriter(f reflect.StructField) (header, error) {
 	return h, nil
 }
 
-// Write sends the output ptr points to (a *O of the compiled type O):
-// headers, cookies, status, body. It fails only when the body cannot be
-// encoded or a cookie is invalid, before anything is sent; the header
-// fields and cookies it had set are removed again, so that the caller can
-// answer with an error instead.
+// Write sends the output ptr points to (a *O of the compiled type O) in
+// the media type req's Accept prefers (see Negotiate, which answers 406
+// itself): headers, cookies, status, body. It fails only when the body
+// cannot be encoded or a cookie is invalid, before anything is sent; the
+// header fields and cookies it had set are removed again, so that the
+// caller can answer with an error instead.
 func (o *Writer) Write(w http.ResponseWriter, req *http.Request, ptr any) error {
-	return o.write(w, req, o.base(ptr), o.status, o.codec)
+	c, ok := o.Negotiate(w, req)
+	if !ok {
+		return nil
+	}
+	return o.write(w, req, o.base(ptr), o.status, c)
 }
 
-// WriteCodec is Write with another codec for JSON bodies, chosen per
-// request.
-func (o *Writer) WriteCodec(w http.ResponseWriter, req *http.Request, ptr any, c codec.Codec) error {
+// WriteChoice is Write in the media type Negotiate chose for req before
+// the handler ran.
+func (o *Writer) WriteChoice(w http.ResponseWriter, req *http.Request, ptr any, c Choice) error {
 	return o.write(w, req, o.base(ptr), o.status, c)
 }
 
@@ -344,7 +382,7 @@ func (o *Writer) base(ptr any) unsafe.Pointer {
 	return reflect.ValueOf(ptr).UnsafePointer()
 }
 
-func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointer, status int, c codec.Codec) error {
+func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointer, status int, choice Choice) error {
 	hdr := w.Header()
 	cookiesBefore := 0
 	if len(o.cookies) > 0 {
@@ -413,6 +451,30 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 		io.Copy(w, r) //nolint:errcheck // a failed write means the client went away
 		return nil
 	}
+	of := &o.offers[choice]
+	ct := of.contentType
+	c := of.codec
+	if o.ctHeader && len(hdr["Content-Type"]) > 0 {
+		// The handler chose the media type: its codec, or a string's text.
+		ct = hdr["Content-Type"]
+		var raw bool
+		c, raw = o.codecFor(ct[0])
+		if raw {
+			hdr["X-Content-Type-Options"] = nosniff
+			w.WriteHeader(status)
+			io.WriteString(w, *(*string)(bp)) //nolint:errcheck // a failed write means the client went away
+			return nil
+		}
+		if c == nil {
+			for i := range o.headers {
+				delete(hdr, o.headers[i].name)
+			}
+			if len(o.cookies) > 0 {
+				unsetCookies(hdr, cookiesBefore)
+			}
+			return fmt.Errorf("no codec for the output's Content-Type %q", ct[0])
+		}
+	}
 	body, err := c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
 	if err != nil {
 		for i := range o.headers {
@@ -423,7 +485,10 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
-	hdr["Content-Type"] = jsonContentType
+	hdr["Content-Type"] = ct
+	if len(o.offers) > 1 && o.negotiated() {
+		hdr["Vary"] = append(hdr["Vary"], "Accept")
+	}
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	return nil
