@@ -251,9 +251,14 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		d.ID = operation.DefaultID(op.Method, full)
 	}
 	_, d.Preconditions = any(probe).(respond.Preconditioner)
+
 	d.Responses, err = respond.Responses(d, out, op.Responses, set.schemas)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Documented, not bound: after the responses, which 422 would join.
+	if more := respond.ConditionalParameters(d); more != nil {
+		d.Parameters = append(slices.Clip(d.Parameters), more...)
 	}
 	th := &typedHandler[I, O]{binder: b, validator: v, out: out, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, precond: d.Preconditions}
 	return th, d, nil

@@ -68,6 +68,9 @@ func TestPreconditionsBeforeHandler(t *testing.T) {
 	if !d.Preconditions || d.Response(http.StatusPreconditionFailed) == nil || d.Response(http.StatusNotModified) != nil {
 		t.Errorf("documented: Preconditions %v, responses %+v", d.Preconditions, d.Responses)
 	}
+	if d.Param("header", "If-Match") == nil || d.Param("header", "If-None-Match") == nil || d.Param("header", "If-Modified-Since") != nil {
+		t.Errorf("documented parameters %+v", d.Parameters)
+	}
 }
 
 func TestNotAcceptableBeforeHandler(t *testing.T) {

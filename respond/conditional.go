@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
 )
 
 // Conditional requests (RFC 9110 section 13).
@@ -204,4 +206,37 @@ func (o *Writer) notModified(w http.ResponseWriter, req *http.Request, hdr http.
 		return true
 	}
 	return false
+}
+
+// ConditionalParameters returns the header parameters that describe the
+// preconditions d evaluates (Preconditions, or Validators on a GET or
+// HEAD): If-Match, If-None-Match and If-Unmodified-Since, and
+// If-Modified-Since on a GET or HEAD; none that d already has, and none
+// when it evaluates no preconditions.
+func ConditionalParameters(d *operation.Description) []operation.Parameter {
+	safe := d.Method == http.MethodGet || d.Method == http.MethodHead
+	if !d.Preconditions && !(d.Validators && safe) {
+		return nil
+	}
+	tags := &schema.Schema{Type: schema.TypeString}
+	date := &schema.Schema{Type: schema.TypeString, Examples: []any{"Wed, 21 Oct 2015 07:28:00 GMT"}}
+	all := []operation.Parameter{
+		{Name: "If-Match", In: operation.InHeader, Schema: tags,
+			Description: `Entity tags ("v2", comma-separated) or *: the request proceeds only if the current representation's ETag is one of them (strong comparison), else 412.`},
+		{Name: "If-None-Match", In: operation.InHeader, Schema: tags,
+			Description: `Entity tags or *: if the current representation's ETag is one of them (weak comparison), a GET or HEAD is answered 304 and any other method 412.`},
+		{Name: "If-Unmodified-Since", In: operation.InHeader, Schema: date,
+			Description: "An HTTP date: without If-Match, the request proceeds only if the representation was not modified after it, else 412."},
+	}
+	if safe {
+		all = append(all, operation.Parameter{Name: "If-Modified-Since", In: operation.InHeader, Schema: date,
+			Description: "An HTTP date: without If-None-Match, answered 304 if the representation was not modified after it."})
+	}
+	var list []operation.Parameter
+	for _, p := range all {
+		if d.Param(operation.InHeader, p.Name) == nil {
+			list = append(list, p)
+		}
+	}
+	return list
 }

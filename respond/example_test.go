@@ -8,7 +8,9 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/respond"
+	"github.com/vane-http/vane/schema"
 )
 
 type Item struct {
@@ -110,4 +112,37 @@ func ExampleWriter_Negotiate() {
 	// Output:
 	// application/* true 200
 	// text/html false 406
+}
+
+func ExampleResponses() {
+	reg := schema.NewRegistry("#/components/schemas/")
+	w, err := respond.Compile(reflect.TypeFor[GetItemOutput](), respond.Config{Registry: reg})
+	if err != nil {
+		panic(err)
+	}
+	d := &operation.Description{Method: http.MethodGet, Pattern: "/items/{id}", Status: 200,
+		Parameters: []operation.Parameter{{Name: "id", In: operation.InPath}},
+		Validators: w.Validators(), MediaTypes: w.MediaTypes()}
+	list, err := respond.Responses(d, w, map[int]string{404: "no such item"}, reg)
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range list {
+		fmt.Println(r.Status, r.Description)
+	}
+	for _, p := range respond.ConditionalParameters(d) {
+		fmt.Println(p.In, p.Name)
+	}
+	// Output:
+	// 200 OK
+	// 304 Not Modified
+	// 404 no such item
+	// 406 Not Acceptable
+	// 412 Precondition Failed
+	// 422 Unprocessable Entity
+	// 500 Internal Server Error
+	// header If-Match
+	// header If-None-Match
+	// header If-Unmodified-Since
+	// header If-Modified-Since
 }

@@ -177,3 +177,21 @@ func FuzzNegotiate(f *testing.F) {
 		}
 	})
 }
+
+func TestContentTypeEnumDocumented(t *testing.T) {
+	type page struct {
+		ContentType string `header:"Content-Type" enum:"text/html, text/plain"`
+		Body        string
+	}
+	w, err := respond.Compile(reflect.TypeFor[page](), respond.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range w.Response().Content {
+		got = append(got, c.MediaType)
+	}
+	if !reflect.DeepEqual(got, []string{"text/html", "text/plain"}) {
+		t.Errorf("documented %v", got)
+	}
+}

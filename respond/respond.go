@@ -94,9 +94,10 @@ type Writer struct {
 	bodySchema    *schema.Schema
 	headerDocs    []operation.Header
 	cookies       []cookieField
-	ctHeader      bool // a header field sets Content-Type
-	validators    bool // a header field sets ETag or Last-Modified
-	empty         bool // nothing to say: a JSON body that is always {}, no headers, no Status
+	ctHeader      bool     // a header field sets Content-Type
+	ctTypes       []string // its enum: the media types documented for the body
+	validators    bool     // a header field sets ETag or Last-Modified
+	empty         bool     // nothing to say: a JSON body that is always {}, no headers, no Status
 	status        int
 	offers        []offer // offers[0] is application/json
 	notAcceptable *problem.Encoded
@@ -166,6 +167,12 @@ func (o *Writer) Response() operation.Response {
 	r := operation.Response{Status: o.status, Description: http.StatusText(o.status), Headers: o.headerDocs}
 	if o.bodySchema != nil && !operation.NoBody(o.status) {
 		r.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if len(o.ctTypes) > 0 {
+			r.Content = r.Content[:0]
+			for _, mt := range o.ctTypes {
+				r.Content = append(r.Content, operation.Content{MediaType: mt, Schema: o.bodySchema})
+			}
+		}
 		if o.negotiated() {
 			for _, of := range o.offers[1:] {
 				r.Content = append(r.Content, operation.Content{MediaType: of.mediaType, Schema: o.bodySchema})
@@ -231,7 +238,15 @@ func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
 			}
 			h.name = http.CanonicalHeaderKey(name)
 			o.headers = append(o.headers, h)
-			o.ctHeader = o.ctHeader || h.name == "Content-Type"
+			if h.name == "Content-Type" {
+				o.ctHeader = true
+				if enum := f.Tag.Get("enum"); enum != "" {
+					// The media types the handler chooses among: each is documented.
+					for _, mt := range strings.Split(enum, ",") {
+						o.ctTypes = append(o.ctTypes, strings.TrimSpace(mt))
+					}
+				}
+			}
 			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
 			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
