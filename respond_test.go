@@ -2,6 +2,7 @@ package vane_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/problem"
 )
 
 type guardedInput struct {
@@ -89,5 +91,34 @@ func TestNotAcceptableBeforeHandler(t *testing.T) {
 	}
 	if d := r.Operations()[0]; d.Response(http.StatusNotAcceptable) == nil {
 		t.Errorf("406 not documented: %+v", d.Responses)
+	}
+}
+
+// The router writes its 404 and 405 by hand (router/ links the standard
+// library only): they must be what package problem would write.
+func TestRouterProblemsMatchPackageProblem(t *testing.T) {
+	r := vane.New()
+	r.Get("/a", func(w http.ResponseWriter, r *http.Request) {})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/nowhere", 404},
+		{"DELETE", "/a", 405},
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		var p problem.Details
+		if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Status != tc.status {
+			t.Fatalf("%s %s: %d %s", tc.method, tc.path, w.Code, w.Body)
+		}
+		want := httptest.NewRecorder()
+		problem.Write(want, &p)
+		if w.Code != want.Code || w.Body.String() != want.Body.String() ||
+			w.Header().Get("Content-Type") != want.Header().Get("Content-Type") ||
+			w.Header().Get("X-Content-Type-Options") != want.Header().Get("X-Content-Type-Options") {
+			t.Errorf("%s %s: router wrote %d %v %s, problem.Write %d %v %s", tc.method, tc.path,
+				w.Code, w.Header(), w.Body, want.Code, want.Header(), want.Body)
+		}
 	}
 }
