@@ -18,13 +18,20 @@ type StatusError interface {
 	StatusCode() int
 }
 
-// Error returns a StatusError with status and msg as the problem's detail.
-// Each of details that is a problem.FieldError is listed as one; any other
-// error adds its message as a field error without a location.
+// Error returns a problem (a StatusError) with status and msg as its
+// detail. Each of details that is a problem.FieldError is listed as one;
+// any other error adds its message as a field error without a location.
+// Its Type, extension members and response headers are the caller's to
+// set:
 //
 //	return nil, vane.Error(http.StatusConflict, "the name is taken",
 //		problem.FieldError{Location: "body.name", Message: "already exists", Value: in.Body.Name})
-func Error(status int, msg string, details ...error) StatusError {
+//	return nil, vane.Unauthorized("a valid bearer token is required").
+//		WithHeader("WWW-Authenticate", `Bearer realm="pets"`)
+//	p := vane.Forbidden("your balance is too low").With("balance", 30)
+//	p.Type = "https://example.com/probs/out-of-credit"
+//	return nil, p
+func Error(status int, msg string, details ...error) *problem.Details {
 	p := problem.New(status, msg)
 	for _, d := range details {
 		var fe problem.FieldError
@@ -41,61 +48,61 @@ func Error(status int, msg string, details ...error) StatusError {
 }
 
 // BadRequest is Error(400, msg, details...).
-func BadRequest(msg string, details ...error) StatusError {
+func BadRequest(msg string, details ...error) *problem.Details {
 	return Error(http.StatusBadRequest, msg, details...)
 }
 
 // Unauthorized is Error(401, msg, details...).
-func Unauthorized(msg string, details ...error) StatusError {
+func Unauthorized(msg string, details ...error) *problem.Details {
 	return Error(http.StatusUnauthorized, msg, details...)
 }
 
 // Forbidden is Error(403, msg, details...).
-func Forbidden(msg string, details ...error) StatusError {
+func Forbidden(msg string, details ...error) *problem.Details {
 	return Error(http.StatusForbidden, msg, details...)
 }
 
 // NotFound is Error(404, msg, details...).
-func NotFound(msg string, details ...error) StatusError {
+func NotFound(msg string, details ...error) *problem.Details {
 	return Error(http.StatusNotFound, msg, details...)
 }
 
 // Conflict is Error(409, msg, details...).
-func Conflict(msg string, details ...error) StatusError {
+func Conflict(msg string, details ...error) *problem.Details {
 	return Error(http.StatusConflict, msg, details...)
 }
 
 // PreconditionFailed is Error(412, msg, details...).
-func PreconditionFailed(msg string, details ...error) StatusError {
+func PreconditionFailed(msg string, details ...error) *problem.Details {
 	return Error(http.StatusPreconditionFailed, msg, details...)
 }
 
 // UnprocessableEntity is Error(422, msg, details...).
-func UnprocessableEntity(msg string, details ...error) StatusError {
+func UnprocessableEntity(msg string, details ...error) *problem.Details {
 	return Error(http.StatusUnprocessableEntity, msg, details...)
 }
 
 // TooManyRequests is Error(429, msg, details...).
-func TooManyRequests(msg string, details ...error) StatusError {
+func TooManyRequests(msg string, details ...error) *problem.Details {
 	return Error(http.StatusTooManyRequests, msg, details...)
 }
 
 // ServiceUnavailable is Error(503, msg, details...).
-func ServiceUnavailable(msg string, details ...error) StatusError {
+func ServiceUnavailable(msg string, details ...error) *problem.Details {
 	return Error(http.StatusServiceUnavailable, msg, details...)
 }
 
-// writeError answers a handler's error: its problem when it is one, its
-// status and message when it is a StatusError (the message only below 500),
-// otherwise a 500 that keeps the error to the log.
-func writeError(w http.ResponseWriter, req *http.Request, d *operation.Description, err error) {
+// problemOf turns a handler's error into the problem answered: the problem
+// itself when it is one, a problem with its status and message when it is
+// a StatusError (the message only below 500), otherwise a 500 that keeps
+// the error to the log.
+func problemOf(req *http.Request, d *operation.Description, err error) *problem.Details {
 	var p *problem.Details
 	if errors.As(err, &p) {
 		if p.StatusCode() >= 500 {
 			logHandlerError(req, d, err)
 		}
-		problem.Write(w, p)
-		return
+		return p
 	}
 	var se StatusError
 	if errors.As(err, &se) {
@@ -105,12 +112,21 @@ func writeError(w http.ResponseWriter, req *http.Request, d *operation.Descripti
 		}
 		if status >= 500 {
 			logHandlerError(req, d, err)
-			problem.Write(w, problem.New(status, http.StatusText(status)))
-			return
+			return problem.New(status, http.StatusText(status))
 		}
-		problem.Write(w, problem.New(status, se.Error()))
-		return
+		return problem.New(status, se.Error())
 	}
 	logHandlerError(req, d, err)
-	problem.Write(w, problem.New(http.StatusInternalServerError, "the server failed to handle the request"))
+	return problem.New(http.StatusInternalServerError, "the server failed to handle the request")
+}
+
+// ErrorHook sets a function that sees every problem a typed operation of
+// the router answers with (a 400 or 422 for bad input, 413, 415, a
+// handler's error) before it is written, and returns the problem to write:
+// the same one, changed (its Type, Detail, messages translated, headers
+// added), or another. It runs on the request's goroutine; p is the
+// operation's own copy only if the hook copies it, so change a shared
+// problem value (a package-level one a handler returns) only in a copy.
+func ErrorHook(fn func(req *http.Request, p *problem.Details) *problem.Details) Option {
+	return Option{api: func(a *api) { a.errorHook = fn }}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -53,8 +54,12 @@ type Op struct {
 	BodyLimit int64
 
 	// Codec encodes and decodes JSON; nil means the router's (see
-	// WithCodec), by default codec.JSON.
+	// Codec), by default codec.JSON.
 	Codec codec.Codec
+
+	// UnknownProperties is the operation's policy for unknown members of
+	// its JSON body; zero means the router's (see UnknownProperties).
+	UnknownProperties UnknownPolicy
 
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
@@ -69,19 +74,12 @@ type Op struct {
 // response listing every failure, and h is not called.
 //
 // Output: if O is a struct with a Body field, its fields tagged header are
-// response headers (a time.Time as an HTTP date), fields of type
-// http.Cookie, *http.Cookie or []*http.Cookie tagged cookie are Set-Cookie
-// lines, an int field named Status sets the status when not zero, and
-// Body is the response body (see package respond);
+// response headers (a time.Time as an HTTP date), an int field named
+// Status sets the status when not zero, and Body is the response body;
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
-// Content. A body is JSON, or another media type the request's Accept
-// prefers (WithMediaCodec; 406 when nothing it accepts can be produced),
-// or the media type of a Content-Type header field; except a []byte
-// (application/octet-stream unless a Content-Type header field says
-// otherwise) or an io.Reader, which are copied as they are. An output
-// with an ETag or Last-Modified header field answers conditional GETs
-// with 304, and an input implementing respond.Preconditioner answers
-// failed preconditions with 412 before h runs.
+// Content. A body is JSON, except a []byte (application/octet-stream unless
+// a Content-Type header field says otherwise) or an io.Reader, which are
+// copied as they are.
 //
 // Errors: an error that implements [StatusError] (such as those from
 // [Error] and [NotFound]) sets the status and, below 500, is shown to the
@@ -163,22 +161,66 @@ func BodyLimit(n int64) Option {
 	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
 
-// WithCodec sets the router's JSON codec for typed operations (default
+// UnknownPolicy says what typed operations do with a member of a JSON body
+// object that the struct it is decoded into has no field for.
+type UnknownPolicy int
+
+const (
+	// IgnoreUnknown decodes the body as if the member were absent, and the
+	// document says nothing of other members. The default: a client that
+	// sends a field a newer version of the API added, or an older one
+	// removed, is served.
+	IgnoreUnknown UnknownPolicy = iota + 1
+	// RefuseUnknown answers 422 naming the member, and every schema
+	// derived from a struct says additionalProperties: false, so that a
+	// misspelt optional field is reported rather than silently dropped.
+	// It needs a codec that implements codec.ClosedDecoder, as codec.JSON
+	// does.
+	RefuseUnknown
+)
+
+// UnknownProperties sets the router's policy for unknown members of JSON
+// bodies (default IgnoreUnknown), for every typed operation of the router
+// and its groups whose Op does not set its own. The router's struct
+// schemas are published accordingly; an operation of the other policy
+// refers to variants of them ("PetClosed", "PetOpen").
+func UnknownProperties(p UnknownPolicy) Option {
+	return Option{api: func(a *api) {
+		a.unknown = p
+		a.schemas.SetClosed(p == RefuseUnknown)
+	}}
+}
+
+// Encode adds a media type that typed operations can answer a body with,
+// encoded by c, after JSON (the default) and the encodings added before:
+// a request's Accept chooses among them (406 Not Acceptable when it
+// accepts none), and the document lists each. Package
+// github.com/vane-http/vane/codec/cbor, a module of its own, has one for
+// application/cbor.
+func Encode(mediaType string, c codec.Codec) Option {
+	return Option{api: func(a *api) { a.encoders = append(a.encoders, respond.Encoder{MediaType: mediaType, Codec: c}) }}
+}
+
+// Codec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
-func WithCodec(c codec.Codec) Option {
+func Codec(c codec.Codec) Option {
 	return Option{api: func(a *api) { a.codec = c }}
 }
 
-// WithMediaCodec adds a media type that typed operations can answer with,
-// encoded by c, when a request's Accept prefers it to application/json
-// (see package respond: 406 when neither is acceptable). Every operation
-// whose body is encoded by codecs documents it beside application/json,
-// with the same schema, so c must follow encoding/json's rules for Go
-// types. A codec for application/json replaces the JSON codec for
-// responses. Request bodies are still read as JSON.
-func WithMediaCodec(mediaType string, c codec.Codec) Option {
-	return Option{api: func(a *api) { a.codecs = append(a.codecs, codec.MediaCodec{MediaType: mediaType, Codec: c}) }}
+// Resolver is implemented by inputs that compute or check fields from the
+// request beyond their parameters and body: a tenant from the Host, the
+// client's address, a value from a header with rules of its own. Resolve
+// is called with the request after the input was bound and its tag rules
+// (and its Validate method, for a validate.Checker) passed, before the
+// handler; the failures it returns are answered as one 422 problem, like
+// validation failures, and the handler does not run. An input that needs
+// only to read the request can hold an untagged *http.Request field
+// instead, which gets the request.
+type Resolver interface {
+	Resolve(req *http.Request) []problem.FieldError
 }
+
+var resolverType = reflect.TypeFor[Resolver]()
 
 // defaultBodyLimit is the body limit of typed operations when none is set.
 const defaultBodyLimit = bind.DefaultBodyLimit
@@ -188,12 +230,15 @@ type typedHandler[I, O any] struct {
 	fn        func(context.Context, *I) (*O, error)
 	binder    *bind.Binder
 	validator *validate.Validator
-	out       *respond.Writer
+	out       *respond.Output
+	enc       *respond.Encoders // the response encodings, JSON first
+	status    int
 	desc      *operation.Description
-	pathNames []string // the pattern's parameter names, in order
-	noRules   bool     // the validator checks nothing
-	hasBody   bool     // the input has a Body field
-	precond   bool     // the input is a respond.Preconditioner
+	pathNames []string                                               // the pattern's parameter names, in order
+	noRules   bool                                                   // the validator checks nothing
+	hook      func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
+	resolver  bool                                                   // *I is a Resolver
+	hasBody   bool                                                   // the input has a Body field
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -216,13 +261,19 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if limit == 0 {
 		limit = set.bodyLimit
 	}
+	policy := op.UnknownProperties
+	if policy == 0 {
+		policy = set.unknown
+	}
+	refuse := policy == RefuseUnknown
 	b, err := bind.Compile(inT, bind.Config{
 		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.schemas,
+		RefuseUnknown: refuse,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := validate.Input(inT, set.schemas)
+	v, err := validate.InputFor(inT, set.schemas, refuse)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 	}
@@ -232,35 +283,40 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			return nil, nil, fmt.Errorf("%s %s: %v: a default breaks its own rules: %s", op.Method, full, inT, errs[0].Error())
 		}
 	}
+	out, err := respond.Compile(outT, set.schemas)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
+	}
 	status := op.Status
 	if status == 0 {
 		_, documented201 := op.Responses[http.StatusCreated]
 		status = operation.DefaultStatus(op.Method, documented201)
 	}
-	out, err := respond.Compile(outT, respond.Config{Status: status, Codec: c, Codecs: set.codecs, Registry: set.schemas})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
-	}
 	d := &operation.Description{
 		Method: op.Method, Pattern: full, ID: op.ID, Summary: op.Summary, Description: op.Description,
 		Tags: slices.Clone(op.Tags), Deprecated: op.Deprecated, Hidden: op.Hidden,
 		Security: op.Security, Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
-		BodyLimit: limit, Input: inT, Output: outT, Validators: out.Validators(), MediaTypes: out.MediaTypes(), Schemas: set.schemas, Extensions: op.Extensions,
+		BodyLimit: limit, Input: inT, Output: outT, Schemas: set.schemas, Extensions: op.Extensions,
 	}
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
 	}
-	_, d.Preconditions = any(probe).(respond.Preconditioner)
-
-	d.Responses, err = respond.Responses(d, out, op.Responses, set.schemas)
+	documented := op.Responses
+	if precond := hasConditional(inT); precond {
+		documented = maps.Clone(op.Responses)
+		if documented == nil {
+			documented = map[int]string{}
+		}
+		if _, ok := documented[http.StatusPreconditionFailed]; !ok {
+			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
+		}
+	}
+	enc := respond.NewEncoders(c, set.encoders...)
+	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Documented, not bound: after the responses, which 422 would join.
-	if more := respond.ConditionalParameters(d); more != nil {
-		d.Parameters = append(slices.Clip(d.Parameters), more...)
-	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, precond: d.Preconditions}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, resolver: reflect.PointerTo(inT).Implements(resolverType)}
 	return th, d, nil
 }
 
@@ -291,7 +347,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			prob.Errors = mergeErrors(prob.Errors, errs)
 		}
 		st.Release()
-		problem.Write(w, prob)
+		h.fail(w, req, prob)
 		return
 	}
 	var errs []problem.FieldError
@@ -299,34 +355,39 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
+	if errs == nil && h.resolver {
+		errs = any(in).(Resolver).Resolve(req)
+	}
 	if errs != nil {
-		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
-	}
-	choice, ok := h.out.Negotiate(w, req)
-	if !ok {
-		return // 406
-	}
-	if h.precond {
-		if done, err := respond.CheckPreconditions(w, req, any(in).(respond.Preconditioner)); done || err != nil {
-			if err != nil {
-				writeError(w, req, h.desc, err)
-			}
-			return
-		}
 	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
-		writeError(w, req, h.desc, err)
+		h.fail(w, req, problemOf(req, h.desc, err))
 		return
 	}
 	if out == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.out.WriteChoice(w, req, out, choice); err != nil {
-		writeError(w, req, h.desc, err)
+	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {
+		if err == respond.ErrNotAcceptable {
+			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		}
+		h.fail(w, req, problemOf(req, h.desc, err))
 	}
+}
+
+// fail writes the problem p, through the router's ErrorHook if it has one.
+func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
+	if h.hook != nil {
+		if q := h.hook(req, p); q != nil {
+			p = q
+		}
+	}
+	problem.Write(w, p)
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {

@@ -48,6 +48,10 @@
 //   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
 //     name and value.
 //
+// An untagged field of type *http.Request gets the request itself, for
+// what a handler needs beyond the parameters: the client's address
+// (RemoteAddr, as middleware.RealIP leaves it), the Host, TLS.
+//
 // Anything else (a path slice, a cookie slice, a nested deepObject, an
 // http.Cookie outside a cookie) is refused by Compile with a message that
 // names the type, the field and the pattern.
@@ -120,6 +124,12 @@ type Config struct {
 	MultipartMemory int64
 
 	Registry *schema.Registry // receives the named schemas; nil: a private one
+
+	// RefuseUnknown refuses a JSON body member that the struct it is
+	// decoded into has no field for, with a 422 naming it, as the
+	// additionalProperties: false of a closed Registry documents. The
+	// codec must implement codec.ClosedDecoder.
+	RefuseUnknown bool
 }
 
 // Binder binds requests to one input type.
@@ -138,6 +148,7 @@ type Binder struct {
 	// Parameters and RequestBody describe the input for OpenAPI.
 	Parameters  []operation.Parameter
 	RequestBody *operation.RequestBody
+	requests    []uintptr // offsets of *http.Request fields: the request itself
 }
 
 // param is one compiled parameter or form field.
@@ -231,6 +242,7 @@ var (
 	readerType      = reflect.TypeFor[io.Reader]()
 	readCloserType  = reflect.TypeFor[io.ReadCloser]()
 	bytesType       = reflect.TypeFor[[]byte]()
+	requestType     = reflect.TypeFor[*http.Request]()
 	cookieType      = reflect.TypeFor[http.Cookie]()
 	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
 )
@@ -272,6 +284,10 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 			continue
 		}
 		in, name, _ := operation.Source(f.Tag)
+		if in == "" && f.Type == requestType {
+			b.requests = append(b.requests, f.Offset)
+			continue
+		}
 		if in == "" {
 			if f.Name == "Body" {
 				if cfg.Method == http.MethodGet || cfg.Method == http.MethodHead {
@@ -557,6 +573,9 @@ func ptrTo[T any](v T) *T { return &v }
 // handler has returned.
 func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State) *problem.Details {
 	base := b.base(ptr, "Bind")
+	for _, off := range b.requests {
+		*(**http.Request)(unsafe.Add(base, off)) = req
+	}
 	var errs []problem.FieldError
 	for i := range b.path {
 		p := &b.path[i]

@@ -9,9 +9,9 @@ import (
 	"github.com/vane-http/vane/problem"
 )
 
-// problemPanic is the response to a panic: an RFC 9457 problem that says
+// problem500 is the response to a panic: an RFC 9457 problem that says
 // nothing about the cause, which goes to the log instead.
-var problemPanic = problem.Encode(problem.New(http.StatusInternalServerError, "The server could not complete the request."))
+var problem500 = problem.NewFixed(problem.New(http.StatusInternalServerError, "The server could not complete the request."))
 
 // Recoverer returns middleware that turns a panic in the handler into a 500
 // application/problem+json response and one log record at level Error on
@@ -57,7 +57,7 @@ func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
 					delete(h, k) // drop what the handler had set
 				}
 				h.Set("Cache-Control", "no-store")
-				problemPanic.Write(w)
+				problem500.Write(w)
 			}()
 			next.ServeHTTP(rw, r)
 		})

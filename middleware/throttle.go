@@ -59,8 +59,8 @@ func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Ha
 	}
 }
 
-// problemBusy is the response to a request Throttle turns away.
-var problemBusy = problem.Encode(problem.New(http.StatusServiceUnavailable, "The server is busy; retry shortly."))
+// problemBusy is the answer to a request Throttle turns away.
+var problemBusy = problem.NewFixed(problem.New(http.StatusServiceUnavailable, "The server is busy; retry shortly."))
 
 func writeBusy(w http.ResponseWriter) {
 	h := w.Header()

@@ -282,8 +282,8 @@ func (tw *timeoutWriter) timeout() (committed bool) {
 	return false
 }
 
-// problemTimeout is the response to a request that timed out.
-var problemTimeout = problem.Encode(problem.New(http.StatusServiceUnavailable, "The server did not answer in time."))
+// problemTimeout is the answer to a request that timed out.
+var problemTimeout = problem.NewFixed(problem.New(http.StatusServiceUnavailable, "The server did not answer in time."))
 
 // handlerPanic is a panic raised in the handler's goroutine, carried to
 // the serving goroutine with the stack where it happened.

@@ -58,7 +58,6 @@ const (
 	ResponseValidationFailed     = "ValidationFailed"
 	ResponseContentTooLarge      = "ContentTooLarge"
 	ResponseUnsupportedMediaType = "UnsupportedMediaType"
-	ResponseNotAcceptable        = "NotAcceptable"
 	ResponseInternalError        = "InternalError"
 	ResponseError                = "Error"
 )
@@ -318,7 +317,7 @@ func (b *builder) add(d *operation.Description) error {
 		// Descriptions made by vane.Register list the errors vane returns;
 		// for others (built by hand), add them.
 		if !documentsErrors {
-			for _, status := range d.Errors() {
+			for _, status := range operation.ErrorStatuses(d) {
 				if status != http.StatusInternalServerError { // "default" says it
 					b.addError(op, strconv.Itoa(status))
 				}
@@ -343,7 +342,6 @@ func ignoredHeader(name string) bool {
 // under components/responses by these names.
 var sharedErrors = map[string]struct{ name, description string }{
 	"400":     {ResponseBadRequest, "The request could not be read: a parameter, header or body is malformed."},
-	"406":     {ResponseNotAcceptable, "None of the media types the operation answers with is acceptable to the request's Accept header; the detail lists them."},
 	"413":     {ResponseContentTooLarge, "The request body is larger than the operation accepts."},
 	"415":     {ResponseUnsupportedMediaType, "The request body's Content-Type is not one the operation accepts."},
 	"422":     {ResponseValidationFailed, "The request was read but is not valid: errors lists every failed value and where it came from."},

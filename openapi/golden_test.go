@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"mime/multipart"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -124,12 +123,6 @@ type SearchOutput struct {
 	Body         Page[Pair[string, int]]
 }
 
-type LoginOutput struct {
-	Session http.Cookie    `cookie:"session"`
-	Other   []*http.Cookie `cookie:""`
-	Body    Empty
-}
-
 type KeywordsInput struct {
 	ID   int64 `path:"id" minimum:"1"`
 	Body Keywords
@@ -214,9 +207,6 @@ var goldens = []struct {
 		vane.Post(v1, "/subscribe", handler[URLFormInput, Empty], func(op *vane.Op) {
 			op.ID, op.Deprecated, op.Status = "subscribe", true, 204
 			op.Security = []map[string][]string{} // public, despite the document's default
-		})
-		vane.Post(v1, "/login", handler[Empty, LoginOutput], func(op *vane.Op) {
-			op.ID, op.Tags = "login", []string{"auth"}
 		})
 		vane.Get(v1, "/internal", handler[Empty, Empty], func(op *vane.Op) { op.Hidden = true })
 		vane.Get(r, "/health", handler[Empty, string])

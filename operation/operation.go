@@ -41,20 +41,6 @@ type Description struct {
 
 	BodyLimit int64 // the request body limit in bytes in force for the operation
 
-	// Preconditions: the input checks the request's preconditions
-	// before the handler (respond.Preconditioner), answering 412, or 304
-	// to a GET or HEAD. Validators: the output sets ETag or
-	// Last-Modified, from which a GET or HEAD is answered 304 or 412
-	// after the handler (package respond).
-	Preconditions bool
-	Validators    bool
-
-	// MediaTypes are the media types the success response's body can be
-	// negotiated to by the request's Accept, the default first; empty
-	// when it is not negotiated (no body, a raw body, a Content-Type
-	// chosen by the handler).
-	MediaTypes []string
-
 	Input  reflect.Type // the input struct type I
 	Output reflect.Type // the output type O
 
@@ -261,29 +247,17 @@ func IsForm(t reflect.Type) bool {
 	return false
 }
 
-// Errors returns the error statuses that vane itself may answer the
-// operation with, whatever its handler does, in increasing order: 400
-// (a body that cannot be read or decoded) when it reads a request body;
-// 406 (no acceptable media type) when it negotiates (MediaTypes); 412 (a precondition failed) when it has Preconditions, or Validators
-// and is a GET or HEAD; 413 (too large) and 415 (of a media type not
-// accepted) when it reads a request body; 422 (binding or validation
-// failed) when it has a body or parameters; and 500 (the handler's
-// unexpected error) always. vane.Register documents exactly
-// these, and the OpenAPI document adds them to a description built by
-// hand that documents no error of its own.
-func (d *Description) Errors() []int {
+// ErrorStatuses returns the error statuses vane itself answers an
+// operation described by d with, in increasing order: 400 for a body that
+// does not decode, 413 for one over the limit and 415 for a media type the
+// operation does not accept (when it has a body), 422 for input that fails
+// its rules (when it has a body or parameters), and 500 for a handler
+// error that is not a problem. Typed operations document exactly these;
+// package openapi adds them to descriptions built by hand.
+func ErrorStatuses(d *Description) []int {
 	var list []int
 	if d.RequestBody != nil {
-		list = append(list, http.StatusBadRequest)
-	}
-	if len(d.MediaTypes) > 0 {
-		list = append(list, http.StatusNotAcceptable)
-	}
-	if d.Preconditions || (d.Validators && d.safe()) {
-		list = append(list, http.StatusPreconditionFailed)
-	}
-	if d.RequestBody != nil {
-		list = append(list, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		list = append(list, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if d.RequestBody != nil || len(d.Parameters) > 0 {
 		list = append(list, http.StatusUnprocessableEntity)
@@ -291,16 +265,8 @@ func (d *Description) Errors() []int {
 	return append(list, http.StatusInternalServerError)
 }
 
-// NoBody reports whether a response of status has no body, whatever the
-// output holds: 204 No Content, 205 Reset Content and 304 Not Modified.
+// NoBody reports whether a response with the status has no body: 204 No
+// Content, 205 Reset Content and 304 Not Modified.
 func NoBody(status int) bool {
 	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
-
-// NotModified reports whether the operation may answer 304 Not Modified:
-// a GET or HEAD with Preconditions or Validators.
-func (d *Description) NotModified() bool {
-	return d.safe() && (d.Preconditions || d.Validators)
-}
-
-func (d *Description) safe() bool { return d.Method == http.MethodGet || d.Method == http.MethodHead }

@@ -2,7 +2,6 @@ package problem_test
 
 import (
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 
 	"github.com/vane-http/vane/problem"
@@ -24,15 +23,4 @@ func ExampleLocation() {
 	loc = loc.Field("body").Field("items").Index(2).Field("name")
 	fmt.Println(loc)
 	// Output: body.items[2].name
-}
-
-func ExampleEncode() {
-	busy := problem.Encode(problem.New(http.StatusServiceUnavailable, "The server is busy; retry shortly."))
-	rec := httptest.NewRecorder()
-	busy.Write(rec)
-	fmt.Println(rec.Code, rec.Header().Get("Content-Type"))
-	fmt.Println(rec.Body.String())
-	// Output:
-	// 503 application/problem+json
-	// {"type":"about:blank","title":"Service Unavailable","status":503,"detail":"The server is busy; retry shortly."}
 }

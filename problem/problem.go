@@ -18,7 +18,9 @@ package problem
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -35,6 +37,88 @@ type Details struct {
 	Detail   string       `json:"detail,omitempty" doc:"A human-readable explanation specific to this occurrence." example:"validation failed"`
 	Instance string       `json:"instance,omitempty" doc:"A URI reference that identifies this occurrence." format:"uri-reference"`
 	Errors   []FieldError `json:"errors,omitempty" doc:"Every input value that failed, with where it came from."`
+
+	// Extensions are further members of the problem object (RFC 9457
+	// section 3.2), such as {"balance": 30}, written beside the others.
+	// Members named as the fields above are ignored.
+	Extensions map[string]any `json:"-"`
+
+	// Header holds response headers sent with the problem, such as
+	// WWW-Authenticate on a 401 or Retry-After on a 429 or 503.
+	Header http.Header `json:"-"`
+}
+
+// OpenSchema marks the problem object as open: its schema never says
+// additionalProperties: false, as extension members may appear.
+func (*Details) OpenSchema() {}
+
+// With sets the extension member name to value and returns p.
+func (p *Details) With(name string, value any) *Details {
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	p.Extensions[name] = value
+	return p
+}
+
+// WithHeader adds a response header sent with the problem and returns p:
+//
+//	problem.New(401, "a valid bearer token is required").
+//		WithHeader("WWW-Authenticate", `Bearer realm="pets"`)
+func (p *Details) WithHeader(key, value string) *Details {
+	if p.Header == nil {
+		p.Header = http.Header{}
+	}
+	p.Header.Add(key, value)
+	return p
+}
+
+// reserved are the members Details has fields for.
+var reserved = map[string]bool{"type": true, "title": true, "status": true, "detail": true, "instance": true, "errors": true}
+
+// plain is Details without its methods, for marshal.
+type plain Details
+
+// marshal encodes the problem's members, then its extension members in the
+// order of their names, without HTML escaping (so that messages read
+// "expected length <= 3" rather than "\u003c= 3"). Details has no
+// MarshalJSON method, so that its schema is derived from its fields.
+func marshal(p *Details) ([]byte, error) {
+	b, err := encode((*plain)(p))
+	if err != nil || len(p.Extensions) == 0 {
+		return b, err
+	}
+	names := make([]string, 0, len(p.Extensions))
+	for k := range p.Extensions {
+		if !reserved[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := b[:len(b)-1] // without the closing brace
+	for _, k := range names {
+		kb, _ := encode(k)
+		vb, err := encode(p.Extensions[k])
+		if err != nil {
+			return nil, fmt.Errorf("problem: extension %q: %w", k, err)
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, kb...), ':'), vb...)
+	}
+	return append(out, '}'), nil
+}
+
+// encode is json.Marshal without HTML escaping.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // FieldError is one failed input value.
@@ -96,15 +180,8 @@ func (p *Details) StatusCode() int {
 // X-Content-Type-Options: nosniff (so that no browser takes the body for
 // another type), with Type and Title filled in when empty (in a copy: p
 // is not changed, so a shared problem value is safe to write from many
-// requests). Headers already set on w, other than those three and
-// Content-Length, are kept.
+// requests).
 func Write(w http.ResponseWriter, p *Details) {
-	status, body := encode(p)
-	send(w, status, body, []string{strconv.Itoa(len(body))})
-}
-
-// encode returns p's status and body, with the defaults filled in.
-func encode(p *Details) (int, []byte) {
 	q := *p
 	p = &q
 	if p.Status == 0 {
@@ -120,60 +197,78 @@ func encode(p *Details) (int, []byte) {
 	if err != nil {
 		// A value that cannot be marshalled: drop the values, keep the rest.
 		plain := *p
+		plain.Extensions = nil
 		plain.Errors = make([]FieldError, len(p.Errors))
 		for i, e := range p.Errors {
 			plain.Errors[i] = FieldError{Location: e.Location, Message: e.Message}
 		}
 		body, _ = marshal(&plain)
 	}
-	return p.Status, body
-}
-
-func send(w http.ResponseWriter, status int, body []byte, length []string) {
 	h := w.Header()
+	for k, vs := range p.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
 	h["Content-Type"] = contentType
-	h["Content-Length"] = length
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["X-Content-Type-Options"] = nosniff
-	w.WriteHeader(status)
+	w.WriteHeader(p.Status)
 	w.Write(body) //nolint:errcheck // the client went away; nothing to do
 }
 
-// Encoded is a problem encoded once, for a response that is always the
-// same and may be written often (a busy server's 503, a panic's 500):
-// writing it allocates nothing. Make one with Encode.
-type Encoded struct {
+var nosniff = []string{"nosniff"}
+
+// Fixed is a problem response encoded once, when it is made, so that
+// writing it allocates nothing: the fixed answers of middleware and
+// servers (a timeout, a full server, a panic). It is safe for concurrent
+// use.
+type Fixed struct {
 	status int
 	body   []byte
 	length []string
+	header http.Header // the problem's own headers
 }
 
-// Encode encodes p once, as Write would send it.
-func Encode(p *Details) *Encoded {
-	status, body := encode(p)
-	return &Encoded{status: status, body: body, length: []string{strconv.Itoa(len(body))}}
+// NewFixed encodes p, with Type and Title filled in as Write fills them.
+func NewFixed(p *Details) *Fixed {
+	rec := &bodyRecorder{h: http.Header{}}
+	Write(rec, p)
+	return &Fixed{status: rec.status, body: rec.body, length: []string{strconv.Itoa(len(rec.body))}, header: p.Header.Clone()}
 }
 
-// Status returns the status the problem is sent with.
-func (e *Encoded) Status() int { return e.status }
+// Write sends the problem as Write does: its status, Content-Type
+// application/problem+json, Content-Length and X-Content-Type-Options:
+// nosniff, after any header the caller set (Retry-After, Cache-Control).
+func (f *Fixed) Write(w http.ResponseWriter) {
+	h := w.Header()
+	for k, vs := range f.header {
+		h[k] = vs
+	}
+	h["Content-Type"] = contentType
+	h["Content-Length"] = f.length
+	h["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(f.status)
+	w.Write(f.body) //nolint:errcheck // the client went away; nothing to do
+}
 
-// Write sends the problem, with the headers of Write. The header values
-// are shared between responses: do not modify them afterwards.
-func (e *Encoded) Write(w http.ResponseWriter) { send(w, e.status, e.body, e.length) }
+// Body returns the encoded problem; the caller must not modify it.
+func (f *Fixed) Body() []byte { return f.body }
 
 var contentType = []string{ContentType}
 
-var nosniff = []string{"nosniff"}
+// bodyRecorder keeps what Write sends, for NewFixed.
+type bodyRecorder struct {
+	h      http.Header
+	status int
+	body   []byte
+}
 
-// marshal encodes without HTML escaping, so that messages read
-// "expected length <= 3" rather than "\u003c= 3".
-func marshal(p *Details) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+func (r *bodyRecorder) Header() http.Header    { return r.h }
+func (r *bodyRecorder) WriteHeader(status int) { r.status = status }
+func (r *bodyRecorder) Write(b []byte) (int, error) {
+	r.body = append(r.body, b...)
+	return len(b), nil
 }
 
 // Location builds locations such as body.items[2].name. It appends to a

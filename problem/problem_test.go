@@ -2,9 +2,9 @@ package problem
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"testing"
 )
 
@@ -43,23 +43,30 @@ func TestWriteDoesNotChangeTheProblem(t *testing.T) {
 	}
 }
 
-func TestEncodedWritesWithoutAllocating(t *testing.T) {
-	e := Encode(New(http.StatusServiceUnavailable, "busy"))
-	w := &headerOnly{h: http.Header{}}
-	if n := testing.AllocsPerRun(100, func() { e.Write(w) }); n != 0 {
-		t.Errorf("%v allocations per write, want 0", n)
+func TestFixed(t *testing.T) {
+	f := NewFixed(New(http.StatusServiceUnavailable, "busy"))
+	w := httptest.NewRecorder()
+	w.Header().Set("Retry-After", "1")
+	f.Write(w)
+	want := `{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"busy"}`
+	if w.Code != 503 || w.Body.String() != want {
+		t.Errorf("%d %s, want 503 %s", w.Code, w.Body, want)
 	}
-	if w.status != 503 || w.h.Get("Content-Length") != strconv.Itoa(len(w.body)) || w.h.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("got %d %v", w.status, w.h)
+	for k, v := range map[string]string{"Content-Type": ContentType, "Content-Length": fmt.Sprint(len(want)),
+		"X-Content-Type-Options": "nosniff", "Retry-After": "1"} {
+		if got := w.Header().Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	h := make(http.Header)
+	rw := headerOnly{h}
+	if n := testing.AllocsPerRun(100, func() { f.Write(rw) }); n != 0 {
+		t.Errorf("Fixed.Write allocates %.0f times", n)
 	}
 }
 
-type headerOnly struct {
-	h      http.Header
-	status int
-	body   []byte
-}
+type headerOnly struct{ h http.Header }
 
-func (w *headerOnly) Header() http.Header         { return w.h }
-func (w *headerOnly) WriteHeader(s int)           { w.status = s }
-func (w *headerOnly) Write(b []byte) (int, error) { w.body = b; return len(b), nil }
+func (w headerOnly) Header() http.Header         { return w.h }
+func (w headerOnly) WriteHeader(int)             {}
+func (w headerOnly) Write(b []byte) (int, error) { return len(b), nil }

@@ -1,27 +1,17 @@
-// Package respond writes the outputs of typed operations, with writers
-// compiled once per output type: the mirror of package bind.
+// Package respond writes the output of a typed operation: compiled once
+// from the output type, it turns a *O into a status, headers and a body,
+// the mirror of package bind for requests. It also says which responses an
+// operation documents, so that what the server sends and what the OpenAPI
+// document lists come from one place.
 //
-// An output is either the body itself (any type but a struct with a Body
-// field) or a struct that says where each of its fields goes:
-//
-//	type GetItemOutput struct {
-//	    ETag         string    `header:"ETag"`
-//	    LastModified time.Time `header:"Last-Modified"` // an HTTP date; the zero time sends nothing
-//	    Status       int       // the status when not zero
-//	    Body         Item      // the response body
-//	}
-//
-// Compile reads the type once and keeps, per header field, its canonical
-// name, offset and formatter, the offset of Status and the kind of the
-// body; Write then writes a *O without a reflection walk. A JSON body is
-// encoded by the codec; a []byte or io.Reader body is copied as it is
-// (application/octet-stream unless a Content-Type header field says
-// otherwise, always with X-Content-Type-Options: nosniff). A 204, 205 or
-// 304 status sends no body and no Content-Type, whatever the output holds.
-//
-// Compile also describes the responses the output makes
-// (operation.Response: status, headers, media type and schema), which
-// the OpenAPI document reads through operation.Description.
+// An output type O is read as follows. If O is a struct with a Body field,
+// its fields tagged header are response headers (a time.Time as an HTTP
+// date, a []string as one header line per element), an int field named
+// Status sets the status when not zero, and Body is the response body;
+// otherwise the whole O is the body. A body is encoded with the operation's
+// codec (JSON by default), except a []byte or an io.Reader, which are sent
+// as they are (application/octet-stream unless a Content-Type header field
+// says otherwise, always with X-Content-Type-Options: nosniff).
 package respond
 
 import (
@@ -31,85 +21,43 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sort"
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
-	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
 
-// codecFor returns the codec for a Content-Type the output set: the
-// offer's of that media type, the JSON codec for any +json type; or, for
-// a string body, raw (its text is the body). Neither: no codec.
-func (o *Writer) codecFor(contentType string) (c codec.Codec, raw bool) {
-	mt, _, _ := strings.Cut(contentType, ";")
-	mt = strings.TrimSpace(mt)
-	for i := range o.offers {
-		if strings.EqualFold(mt, o.offers[i].mediaType) {
-			return o.offers[i].codec, false
-		}
-	}
-	if len(mt) > 5 && strings.EqualFold(mt[len(mt)-5:], "+json") {
-		return o.offers[0].codec, false
-	}
-	if o.bodyType.Kind() == reflect.String {
-		return nil, true
-	}
-	return nil, false
-}
-
-// Config is what Compile needs besides the output type.
-type Config struct {
-	// Status is the status of a successful response, used when the
-	// output has no Status field or leaves it zero.
-	Status int
-
-	// Codec encodes JSON bodies; nil means codec.JSON.
-	Codec codec.Codec
-
-	// Codecs are the other media types a body can be negotiated to
-	// (see Negotiate); one for application/json replaces Codec.
-	Codecs []codec.MediaCodec
-
-	// Registry names the schemas of the bodies and headers; nil means a
-	// new registry of its own.
-	Registry *schema.Registry
-}
-
-// Writer writes one output type, compiled by Compile.
-type Writer struct {
-	typ           reflect.Type
-	ptrType       reflect.Type
-	headers       []header
-	statusOff     uintptr
-	hasStatus     bool
-	bodyOff       uintptr
-	bodyType      reflect.Type
-	bodyKind      int
-	mediaType     string
-	bodySchema    *schema.Schema
-	headerDocs    []operation.Header
-	cookies       []cookieField
-	ctHeader      bool     // a header field sets Content-Type
-	ctTypes       []string // its enum: the media types documented for the body
-	validators    bool     // a header field sets ETag or Last-Modified
-	empty         bool     // nothing to say: a JSON body that is always {}, no headers, no Status
-	status        int
-	offers        []offer // offers[0] is application/json
-	notAcceptable *problem.Encoded
+// Output writes the values of one output type. It is compiled once by
+// Compile and safe for concurrent use.
+type Output struct {
+	typ        reflect.Type
+	ptrType    reflect.Type // *O, the type Write accepts
+	headers    []outHeader
+	statusOff  uintptr
+	hasStatus  bool
+	bodyOff    uintptr
+	bodyType   reflect.Type // nil: no body at all
+	bodyKind   int
+	mediaType  string
+	bodySchema *schema.Schema
+	headerDocs []operation.Header
+	ctHeader   bool // a header field sets Content-Type
+	validators bool // a header field sets ETag or Last-Modified
+	cookies    []cookieField
+	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
 }
 
 const (
-	bodyJSON = iota
-	bodyBytes
-	bodyReader
+	outJSON = iota
+	outBytes
+	outReader
 )
 
-type header struct {
+type outHeader struct {
 	name   string // canonical
 	offset uintptr
 	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
@@ -128,59 +76,23 @@ var (
 	bytesType         = reflect.TypeFor[[]byte]()
 )
 
-// Compile compiles the writer of output type t. It fails, naming the
-// field, on what cannot be written: a Status that is not an int, a header
-// field of a type with no text form, a body with no schema.
-func Compile(t reflect.Type, cfg Config) (*Writer, error) {
-	if cfg.Registry == nil {
-		cfg.Registry = schema.NewRegistry("#/components/schemas/")
-	}
-	if cfg.Codec == nil {
-		cfg.Codec = codec.JSON
-	}
-	if cfg.Status == 0 {
-		cfg.Status = http.StatusOK
-	}
-	o := &Writer{typ: t, ptrType: reflect.PointerTo(t), mediaType: "application/json", status: cfg.Status}
-	o.compileOffers(cfg.Codec, cfg.Codecs)
-	if err := o.compileFields(t, cfg.Registry); err != nil {
+// Compile compiles the output type t, documenting its body and headers
+// with schemas from reg. It fails, naming the field, for a type it cannot
+// write.
+func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
+	o, err := compileFields(t, reg)
+	if err != nil {
 		return nil, err
 	}
-	o.empty = o.bodyKind == bodyJSON && len(o.headers) == 0 && len(o.cookies) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
+	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
+	o.ptrType = reflect.PointerTo(t)
 	return o, nil
 }
 
-// Validators reports whether the output has a header field ETag or
-// Last-Modified, from which a GET or HEAD is answered 304 or 412 (see
-// Evaluate).
-func (o *Writer) Validators() bool { return o.validators }
-
-// Empty reports whether the output can only be {}: a JSON body with no
-// properties, no headers and no Status. Such an output is usually
-// returned nil, which is answered 204.
-func (o *Writer) Empty() bool { return o.empty }
-
-// Response describes the success response: Config.Status, the header
-// fields, and the body's media type and schema (none for a status that
-// has no body).
-func (o *Writer) Response() operation.Response {
-	r := operation.Response{Status: o.status, Description: http.StatusText(o.status), Headers: o.headerDocs}
-	if o.bodySchema != nil && !operation.NoBody(o.status) {
-		r.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
-		if len(o.ctTypes) > 0 {
-			r.Content = r.Content[:0]
-			for _, mt := range o.ctTypes {
-				r.Content = append(r.Content, operation.Content{MediaType: mt, Schema: o.bodySchema})
-			}
-		}
-		if o.negotiated() {
-			for _, of := range o.offers[1:] {
-				r.Content = append(r.Content, operation.Content{MediaType: of.mediaType, Schema: o.bodySchema})
-			}
-		}
-	}
-	return r
-}
+// Empty reports whether the output has nothing to say: a JSON body that is
+// always {}, no headers, no Status. Such an operation usually returns nil,
+// which is answered 204 No Content.
+func (o *Output) Empty() bool { return o.empty }
 
 // isEmptyStruct reports whether t (or what it points to) is a struct whose
 // JSON is always {}: no properties and no marshalling of its own.
@@ -195,12 +107,13 @@ func isEmptyStruct(t reflect.Type) bool {
 	return !p.Implements(jsonMarshalerType) && !p.Implements(textMarshalerType)
 }
 
-func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
+func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
+	o := &Output{typ: t, mediaType: "application/json"}
 	if t.Kind() != reflect.Struct {
-		return o.setBody(t, 0, reg)
+		return o, o.setBody(t, 0, reg)
 	}
 	if f, ok := t.FieldByName("Body"); !ok || len(f.Index) != 1 {
-		return o.setBody(t, 0, reg)
+		return o, o.setBody(t, 0, reg)
 	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -210,47 +123,42 @@ func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
 		switch {
 		case f.Name == "Body":
 			if err := o.setBody(f.Type, f.Offset, reg); err != nil {
-				return err
+				return nil, err
 			}
 			if doc := f.Tag.Get("doc"); doc != "" && o.bodySchema != nil && o.bodySchema.Ref == "" {
 				o.bodySchema.Description = doc
 			}
 		case f.Name == "Status" && f.Tag.Get("header") == "":
 			if f.Type.Kind() != reflect.Int {
-				return fmt.Errorf("field Status must be an int, not %v", f.Type)
+				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
 			}
 			o.statusOff, o.hasStatus = f.Offset, true
-		case isCookieType(f.Type):
-			if err := o.addCookie(f); err != nil {
-				return fmt.Errorf("field %s: %v", f.Name, err)
+		case f.Type == cookieType || f.Type == cookiePtrType || f.Type == cookieSliceType:
+			if name, ok := f.Tag.Lookup("header"); ok && http.CanonicalHeaderKey(name) != "Set-Cookie" {
+				return nil, fmt.Errorf("field %s: a cookie is sent as Set-Cookie, not as header %q", f.Name, name)
 			}
+			if len(o.cookies) == 0 {
+				o.headerDocs = append(o.headerDocs, operation.Header{Name: "Set-Cookie", Field: f.Name,
+					Description: cmpOr(f.Tag.Get("doc"), "Cookies the response sets."),
+					Schema:      &schema.Schema{Type: schema.TypeString, Examples: []any{"session=abc123; Path=/; HttpOnly; Secure; SameSite=Lax"}}})
+			}
+			o.cookies = append(o.cookies, cookieField{offset: f.Offset, typ: f.Type})
 		default:
 			name, ok := f.Tag.Lookup("header")
 			if !ok {
-				if _, ok := f.Tag.Lookup("cookie"); ok {
-					return fmt.Errorf("field %s: a cookie is an http.Cookie, *http.Cookie or []*http.Cookie, not %v", f.Name, f.Type)
-				}
 				continue
 			}
 			h, err := headerWriter(f)
 			if err != nil {
-				return fmt.Errorf("field %s: %v", f.Name, err)
+				return nil, fmt.Errorf("field %s: %v", f.Name, err)
 			}
 			h.name = http.CanonicalHeaderKey(name)
 			o.headers = append(o.headers, h)
-			if h.name == "Content-Type" {
-				o.ctHeader = true
-				if enum := f.Tag.Get("enum"); enum != "" {
-					// The media types the handler chooses among: each is documented.
-					for _, mt := range strings.Split(enum, ",") {
-						o.ctTypes = append(o.ctTypes, strings.TrimSpace(mt))
-					}
-				}
-			}
+			o.ctHeader = o.ctHeader || h.name == "Content-Type"
 			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
 			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
-				return fmt.Errorf("field %s: %v", f.Name, err)
+				return nil, fmt.Errorf("field %s: %v", f.Name, err)
 			}
 			if f.Type == timeType || f.Type == reflect.PointerTo(timeType) {
 				hs = &schema.Schema{Type: schema.TypeString, Description: hs.Description, Examples: []any{"Wed, 21 Oct 2015 07:28:00 GMT"}}
@@ -258,18 +166,18 @@ func (o *Writer) compileFields(t reflect.Type, reg *schema.Registry) error {
 			o.headerDocs = append(o.headerDocs, operation.Header{Name: h.name, Description: f.Tag.Get("doc"), Schema: hs, Field: f.Name})
 		}
 	}
-	return nil
+	return o, nil
 }
 
-func (o *Writer) setBody(t reflect.Type, off uintptr, reg *schema.Registry) error {
+func (o *Output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) error {
 	o.bodyType, o.bodyOff = t, off
 	switch {
 	case t == bytesType:
-		o.bodyKind, o.mediaType = bodyBytes, "application/octet-stream"
+		o.bodyKind, o.mediaType = outBytes, "application/octet-stream"
 		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 		return nil
 	case t.Kind() == reflect.Interface && t.Implements(readerType):
-		o.bodyKind, o.mediaType = bodyReader, "application/octet-stream"
+		o.bodyKind, o.mediaType = outReader, "application/octet-stream"
 		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 		return nil
 	}
@@ -281,8 +189,8 @@ func (o *Writer) setBody(t reflect.Type, off uintptr, reg *schema.Registry) erro
 	return nil
 }
 
-func headerWriter(f reflect.StructField) (header, error) {
-	h := header{offset: f.Offset}
+func headerWriter(f reflect.StructField) (outHeader, error) {
+	h := outHeader{offset: f.Offset}
 	t := f.Type
 	if t.Kind() == reflect.Pointer {
 		// A nil pointer sends no header; otherwise the value's.
@@ -368,45 +276,26 @@ func headerWriter(f reflect.StructField) (header, error) {
 	return h, nil
 }
 
-// Write sends the output ptr points to (a *O of the compiled type O) in
-// the media type req's Accept prefers (see Negotiate, which answers 406
-// itself): headers, cookies, status, body. It fails only when the body
-// cannot be encoded or a cookie is invalid, before anything is sent; the
-// header fields and cookies it had set are removed again, so that the
-// caller can answer with an error instead.
-func (o *Writer) Write(w http.ResponseWriter, req *http.Request, ptr any) error {
-	c, ok := o.Negotiate(w, req)
-	if !ok {
-		return nil
+// Write sends out, a non-nil *O of the compiled type, as the response to
+// req: headers, then status (out's Status field when not zero, else
+// status), then the body encoded with c. Statuses 204, 205 and 304 are
+// sent without a body. A successful (200) response to a GET or HEAD whose
+// ETag or Last-Modified header field matches the request's If-None-Match
+// or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// It fails only when the body cannot be encoded, before anything is sent;
+// any other type of out panics.
+func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
+	if reflect.TypeOf(out) != o.ptrType {
+		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
-	return o.write(w, req, o.base(ptr), o.status, c)
-}
-
-// WriteChoice is Write in the media type Negotiate chose for req before
-// the handler ran.
-func (o *Writer) WriteChoice(w http.ResponseWriter, req *http.Request, ptr any, c Choice) error {
-	return o.write(w, req, o.base(ptr), o.status, c)
-}
-
-// base returns the address ptr, a pointer to the writer's output type,
-// holds.
-func (o *Writer) base(ptr any) unsafe.Pointer {
-	if reflect.TypeOf(ptr) != o.ptrType {
-		panic(fmt.Sprintf("respond: Write called with %T, want *%v", ptr, o.typ))
-	}
-	return reflect.ValueOf(ptr).UnsafePointer()
-}
-
-func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointer, status int, choice Choice) error {
-	hdr := w.Header()
-	cookiesBefore := 0
-	if len(o.cookies) > 0 {
-		cookiesBefore = len(hdr["Set-Cookie"])
-		if err := o.setCookies(hdr, p); err != nil {
-			unsetCookies(hdr, cookiesBefore)
-			return err
+	p := reflect.ValueOf(out).UnsafePointer()
+	chosen := 0
+	if o.bodyKind == outJSON && req != nil {
+		if chosen = enc.negotiate(req.Header["Accept"]); chosen < 0 {
+			return ErrNotAcceptable
 		}
 	}
+	hdr := w.Header()
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
 		vals := make([]string, len(o.headers))
@@ -425,14 +314,16 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 			}
 		}
 	}
+	for _, c := range o.cookies {
+		c.write(hdr, unsafe.Add(p, c.offset))
+	}
 	if o.hasStatus {
 		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
 			status = s
 		}
 	}
-	if o.validators && status == http.StatusOK && (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
-		o.notModified(w, req, hdr) {
-		return nil
+	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
+		status = http.StatusNotModified
 	}
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.
@@ -441,7 +332,7 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 	}
 	bp := unsafe.Add(p, o.bodyOff)
 	switch o.bodyKind {
-	case bodyBytes:
+	case outBytes:
 		b := *(*[]byte)(bp)
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = octetContentType
@@ -450,7 +341,7 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
-	case bodyReader:
+	case outReader:
 		r := *(*io.Reader)(bp)
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = octetContentType
@@ -466,45 +357,119 @@ func (o *Writer) write(w http.ResponseWriter, req *http.Request, p unsafe.Pointe
 		io.Copy(w, r) //nolint:errcheck // a failed write means the client went away
 		return nil
 	}
-	of := &o.offers[choice]
-	ct := of.contentType
-	c := of.codec
-	if o.ctHeader && len(hdr["Content-Type"]) > 0 {
-		// The handler chose the media type: its codec, or a string's text.
-		ct = hdr["Content-Type"]
-		var raw bool
-		c, raw = o.codecFor(ct[0])
-		if raw {
-			hdr["X-Content-Type-Options"] = nosniff
-			w.WriteHeader(status)
-			io.WriteString(w, *(*string)(bp)) //nolint:errcheck // a failed write means the client went away
-			return nil
-		}
-		if c == nil {
-			for i := range o.headers {
-				delete(hdr, o.headers[i].name)
-			}
-			if len(o.cookies) > 0 {
-				unsetCookies(hdr, cookiesBefore)
-			}
-			return fmt.Errorf("no codec for the output's Content-Type %q", ct[0])
-		}
-	}
-	body, err := c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
 	if err != nil {
 		for i := range o.headers {
 			delete(hdr, o.headers[i].name)
 		}
-		if len(o.cookies) > 0 {
-			unsetCookies(hdr, cookiesBefore)
-		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
-	hdr["Content-Type"] = ct
-	if len(o.offers) > 1 && o.negotiated() {
-		hdr["Vary"] = append(hdr["Vary"], "Accept")
+	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
+		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
 	}
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	return nil
+}
+
+// Responses returns the responses the operation d, whose output o is, can
+// answer with: its success response (d.Status, with o's headers and body),
+// the responses documented in extra (status: description), a 204 when o is
+// Empty (a nil output), and the errors vane itself answers with
+// (operation.ErrorStatuses), each with the problem+json schema from reg.
+// The success response comes first, the others by status.
+func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *schema.Registry, enc *Encoders) ([]operation.Response, error) {
+	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
+	if err != nil {
+		return nil, err
+	}
+	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
+	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: o.headerDocs}
+	if o.bodySchema != nil && !operation.NoBody(d.Status) {
+		success.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if o.bodyKind == outJSON && enc != nil {
+			success.Content = success.Content[:0]
+			for _, mt := range enc.MediaTypes() {
+				success.Content = append(success.Content, operation.Content{MediaType: mt, Schema: o.bodySchema})
+			}
+		}
+	}
+	list := []operation.Response{success}
+	add := func(status int, desc string) {
+		for i := range list {
+			if list[i].Status == status {
+				if desc != "" {
+					list[i].Description = desc
+				}
+				return
+			}
+		}
+		if desc == "" {
+			desc = http.StatusText(status)
+		}
+		r := operation.Response{Status: status, Description: desc}
+		if status >= 400 {
+			r.Content = probContent
+		}
+		list = append(list, r)
+	}
+	for status, desc := range extra {
+		add(status, desc)
+	}
+	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
+		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
+	}
+	if o.empty {
+		// A nil output is answered 204, and an output that can only be
+		// {} is usually returned nil: document both answers.
+		add(http.StatusNoContent, "")
+	}
+	for _, status := range operation.ErrorStatuses(d) {
+		add(status, "")
+	}
+	if o.bodyKind == outJSON && o.bodySchema != nil && enc != nil {
+		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")
+	}
+	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
+	return list, nil
+}
+
+var (
+	cookieType      = reflect.TypeFor[http.Cookie]()
+	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
+	cookieSliceType = reflect.TypeFor[[]*http.Cookie]()
+)
+
+// cookieField is an output field of type http.Cookie, *http.Cookie or
+// []*http.Cookie: each cookie it holds is a Set-Cookie line.
+type cookieField struct {
+	offset uintptr
+	typ    reflect.Type
+}
+
+func (c cookieField) write(h http.Header, p unsafe.Pointer) {
+	add := func(ck *http.Cookie) {
+		if ck != nil && ck.Name != "" {
+			if v := ck.String(); v != "" {
+				h["Set-Cookie"] = append(h["Set-Cookie"], v)
+			}
+		}
+	}
+	switch c.typ {
+	case cookieType:
+		add((*http.Cookie)(p))
+	case cookiePtrType:
+		add(*(**http.Cookie)(p))
+	default:
+		for _, ck := range *(*[]*http.Cookie)(p) {
+			add(ck)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

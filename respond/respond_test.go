@@ -1,113 +1,158 @@
 package respond_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/schema"
 )
 
-func TestWriteStatusAndNoBody(t *testing.T) {
-	type out struct {
-		Status int
-		Body   Item
+type created struct {
+	Status   int       `json:"-"`
+	Location string    `header:"Location"`
+	Modified time.Time `header:"Last-Modified"`
+	Tags     []string  `header:"X-Tag"`
+	Body     struct {
+		ID int `json:"id"`
 	}
-	w, err := respond.Compile(reflect.TypeFor[out](), respond.Config{Status: http.StatusCreated})
+}
+
+func ExampleOutput_Write() {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		panic(err)
+	}
+	v := &created{Status: http.StatusCreated, Location: "/pets/7", Tags: []string{"a", "b"}}
+	v.Body.ID = 7
+	w := httptest.NewRecorder()
+	if err := out.Write(w, nil, v, http.StatusOK, respond.NewEncoders(codec.JSON)); err != nil {
+		panic(err)
+	}
+	fmt.Println(w.Code, w.Header().Get("Location"), w.Header()["X-Tag"], w.Header().Get("Content-Type"))
+	fmt.Println(w.Body.String())
+	// Output:
+	// 201 /pets/7 [a b] application/json
+	// {"id":7}
+}
+
+func TestWriteNoBodyStatuses(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		status int
-		want   int
-		body   string
-	}{
-		{"default", 0, 201, `{"name":"a"}`},
-		{"field", 202, 202, `{"name":"a"}`},
-		{"304 has no body", 304, 304, ""},
-		{"204 has no body", 204, 204, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			if err := w.Write(rec, httptest.NewRequest("GET", "/", nil), &out{Status: tc.status, Body: Item{"a"}}); err != nil {
+	for _, status := range []int{http.StatusNoContent, http.StatusResetContent, http.StatusNotModified} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			w := httptest.NewRecorder()
+			if err := out.Write(w, nil, &created{Status: status}, http.StatusOK, respond.NewEncoders(codec.JSON)); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Code != tc.want || rec.Body.String() != tc.body {
-				t.Errorf("got %d %q, want %d %q", rec.Code, rec.Body, tc.want, tc.body)
-			}
-			if tc.body == "" && rec.Header().Get("Content-Type") != "" {
-				t.Errorf("Content-Type %q on a body-less response", rec.Header().Get("Content-Type"))
+			if w.Code != status || w.Body.Len() != 0 {
+				t.Errorf("%d %q, want %d and no body", w.Code, w.Body, status)
 			}
 		})
 	}
 }
 
-func TestWriteWrongTypePanics(t *testing.T) {
-	w, err := respond.Compile(reflect.TypeFor[Item](), respond.Config{})
+func TestWriteRefusesAnotherType(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[created](), schema.NewRegistry("#/components/schemas/"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "want *respond_test.Item") {
-			t.Errorf("recovered %v", r)
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "want *respond_test.created") {
+			t.Errorf("panic %v", r)
 		}
 	}()
-	w.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), &GetItemOutput{})
+	out.Write(httptest.NewRecorder(), nil, &struct{ Body string }{}, 200, respond.NewEncoders(codec.JSON))
 }
 
-func TestCompileErrors(t *testing.T) {
-	type badStatus struct {
-		Status string
-		Body   Item
+// Responses lists the success response, the extra ones and exactly the
+// errors operation.ErrorStatuses names, by status.
+func TestResponses(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	out, err := respond.Compile(reflect.TypeFor[created](), reg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	type badHeader struct {
-		X    map[string]int `header:"X"`
-		Body Item
-	}
-	for _, tc := range []struct {
+	cases := []struct {
 		name string
-		t    reflect.Type
+		d    operation.Description
 		want string
 	}{
-		{"status", reflect.TypeFor[badStatus](), "field Status must be an int"},
-		{"header", reflect.TypeFor[badHeader](), "field X: type map[string]int cannot be a response header"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := respond.Compile(tc.t, respond.Config{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want %q", err, tc.want)
+		{"no input", operation.Description{Status: 201}, "201 404 500"},
+		{"parameters", operation.Description{Status: 201, Parameters: []operation.Parameter{{Name: "id", In: "path"}}}, "201 404 422 500"},
+		{"body", operation.Description{Status: 201, RequestBody: &operation.RequestBody{}}, "201 400 404 413 415 422 500"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			list, err := out.Responses(&c.d, map[int]string{404: "no such pet"}, reg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range list {
+				got = append(got, fmt.Sprint(r.Status))
+				if r.Status >= 400 && (len(r.Content) != 1 || r.Content[0].MediaType != "application/problem+json") {
+					t.Errorf("%d: content %+v", r.Status, r.Content)
+				}
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("statuses %v, want %s", got, c.want)
+			}
+			if list[0].Headers == nil || list[0].Content[0].MediaType != "application/json" {
+				t.Errorf("success response %+v", list[0])
 			}
 		})
 	}
 }
 
-func TestResponses(t *testing.T) {
+type login struct {
+	Session  http.Cookie  `doc:"The session cookie."`
+	Prefs    *http.Cookie `header:"Set-Cookie"`
+	Trackers []*http.Cookie
+	Body     struct {
+		User string `json:"user"`
+	}
+}
+
+// Cookie fields become Set-Cookie lines, documented once as the
+// Set-Cookie header; a cookie under another header name is refused.
+func TestSetCookie(t *testing.T) {
 	reg := schema.NewRegistry("#/components/schemas/")
-	w, err := respond.Compile(reflect.TypeFor[struct{}](), respond.Config{Registry: reg})
+	out, err := respond.Compile(reflect.TypeFor[login](), reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &operation.Description{Method: "PUT", Pattern: "/x/{id}", Status: 200,
-		Parameters:  []operation.Parameter{{Name: "id", In: operation.InPath}},
-		RequestBody: &operation.RequestBody{}}
-	list, err := respond.Responses(d, w, map[int]string{404: "no such x", 400: "bad"}, reg)
+	v := &login{Session: http.Cookie{Name: "session", Value: "abc", HttpOnly: true, Path: "/"},
+		Trackers: []*http.Cookie{{Name: "a", Value: "1"}, nil, {Name: "b", Value: "2", MaxAge: 60}}}
+	w := httptest.NewRecorder()
+	if err := out.Write(w, nil, v, 200, respond.NewEncoders(codec.JSON)); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(w.Header()["Set-Cookie"], " | ")
+	if want := "session=abc; Path=/; HttpOnly | a=1 | b=2; Max-Age=60"; got != want {
+		t.Errorf("Set-Cookie %q, want %q", got, want)
+	}
+	list, err := out.Responses(&operation.Description{Status: 200}, nil, reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []int
-	for _, r := range list {
-		got = append(got, r.Status)
+	if h := list[0].Headers; len(h) != 1 || h[0].Name != "Set-Cookie" || h[0].Description != "The session cookie." {
+		t.Errorf("documented headers %+v", h)
 	}
-	want := []int{200, 204, 400, 404, 413, 415, 422, 500}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("statuses %v, want %v", got, want)
+	type bad struct {
+		C    http.Cookie `header:"Cookie"`
+		Body string
 	}
-	if list[2].Description != "bad" || list[3].Description != "no such x" || len(list[3].Content) != 1 {
-		t.Errorf("documented responses: %+v %+v", list[2], list[3])
+	if _, err := respond.Compile(reflect.TypeFor[bad](), reg); err == nil || !strings.Contains(err.Error(), "Set-Cookie") {
+		t.Errorf("a cookie under another header: %v", err)
 	}
 }

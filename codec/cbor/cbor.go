@@ -29,8 +29,8 @@ const MediaType = "application/cbor"
 // Codec encodes and decodes CBOR (see the package documentation).
 var Codec codec.Codec = newCodec()
 
-// Option adds Codec to a router for MediaType (vane.WithMediaCodec).
-func Option() vane.Option { return vane.WithMediaCodec(MediaType, Codec) }
+// Option adds Codec to a router for MediaType (vane.Encode).
+func Option() vane.Option { return vane.Encode(MediaType, Codec) }
 
 type cborCodec struct {
 	enc cbor.EncMode

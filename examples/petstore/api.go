@@ -359,8 +359,8 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 			}
 		}
 		if user == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
-			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required"))
+			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required").
+				WithHeader("WWW-Authenticate", `Bearer realm="petstore"`))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))

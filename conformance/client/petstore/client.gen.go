@@ -311,9 +311,6 @@ type Error = Problem
 // InternalError defines model for InternalError.
 type InternalError = Problem
 
-// NotAcceptable defines model for NotAcceptable.
-type NotAcceptable = Problem
-
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Problem
 
@@ -1152,7 +1149,7 @@ type WhoAmIResponse struct {
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
@@ -1170,7 +1167,7 @@ func (r WhoAmIResponse) GetApplicationproblemJSON401() *Problem {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r WhoAmIResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r WhoAmIResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1219,7 +1216,7 @@ type ListPetsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PagePet
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -1234,7 +1231,7 @@ func (r ListPetsResponse) GetJSON200() *PagePet {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r ListPetsResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r ListPetsResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1297,7 +1294,7 @@ type CreatePetResponse struct {
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1328,7 +1325,7 @@ func (r CreatePetResponse) GetApplicationproblemJSON401() *Problem {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r CreatePetResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r CreatePetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1393,6 +1390,8 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -1409,6 +1408,11 @@ func (r DeletePetResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r DeletePetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r DeletePetResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -1463,7 +1467,7 @@ type GetPetResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -1483,7 +1487,7 @@ func (r GetPetResponse) GetApplicationproblemJSON404() *Problem {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r GetPetResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r GetPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1543,7 +1547,7 @@ type UpdatePetResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1577,7 +1581,7 @@ func (r UpdatePetResponse) GetApplicationproblemJSON404() *Problem {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r UpdatePetResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r UpdatePetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1716,7 +1720,7 @@ type UploadPetPhotoResponse struct {
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *NotAcceptable
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1750,7 +1754,7 @@ func (r UploadPetPhotoResponse) GetApplicationproblemJSON404() *Problem {
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r UploadPetPhotoResponse) GetApplicationproblemJSON406() *NotAcceptable {
+func (r UploadPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
@@ -1969,7 +1973,7 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2016,7 +2020,7 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2084,7 +2088,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2174,6 +2178,13 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2229,7 +2240,7 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2304,7 +2315,7 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2453,7 +2464,7 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest NotAcceptable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
