@@ -1,10 +1,10 @@
 module github.com/vane-http/vane/codec/cbor
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/fxamacker/cbor/v2 v2.10.0
-	github.com/vane-http/vane v0.0.0-00010101000000-000000000000
+	github.com/vane-http/vane v0.0.0
 )
 
 require (
@@ -13,4 +13,4 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
 
-replace github.com/vane-http/vane => ../../
+replace github.com/vane-http/vane => ../..
