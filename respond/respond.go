@@ -68,6 +68,7 @@ var (
 	jsonContentType   = []string{"application/json"}
 	octetContentType  = []string{"application/octet-stream"}
 	nosniff           = []string{"nosniff"}
+	varyAccept        = []string{"Accept"}
 	timeType          = reflect.TypeFor[time.Time]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
@@ -282,6 +283,8 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 // sent without a body. A successful (200) response to a GET or HEAD whose
 // ETag or Last-Modified header field matches the request's If-None-Match
 // or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// When enc has more than one media type, a body that enc encodes is sent
+// with Vary: Accept (added to any Vary already set), 304s included.
 // It fails only when the body cannot be encoded, before anything is sent;
 // any other type of out panics.
 func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
@@ -296,6 +299,15 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		}
 	}
 	hdr := w.Header()
+	if o.bodyKind == outJSON && len(enc.list) > 1 {
+		// The body depends on Accept: a cache must not answer another
+		// request with it (RFC 9110 section 12.5.5), 304s included.
+		if v := hdr["Vary"]; v == nil {
+			hdr["Vary"] = varyAccept
+		} else {
+			hdr["Vary"] = append(v[:len(v):len(v)], "Accept")
+		}
+	}
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
 		vals := make([]string, len(o.headers))

@@ -32,7 +32,7 @@ func TestNegotiatedCBOR(t *testing.T) {
 	req.Header.Set("Accept", "application/cbor, application/json;q=0.5")
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, req)
-	if w.Code != 200 || w.Header().Get("Content-Type") != cbor.MediaType {
+	if w.Code != 200 || w.Header().Get("Content-Type") != cbor.MediaType || w.Header().Get("Vary") != "Accept" {
 		t.Fatalf("%d %s", w.Code, w.Header())
 	}
 	var got map[string]any
