@@ -2,6 +2,7 @@ package respond
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/vane-http/vane/codec"
@@ -36,6 +37,12 @@ func NewEncoders(json codec.Codec, more ...Encoder) *Encoders {
 
 // MediaTypes returns the media types, the default first.
 func (e *Encoders) MediaTypes() []string { return e.types }
+
+// Acceptable reports whether req's Accept accepts one of the media types
+// (no Accept accepts them all). It allocates nothing.
+func (e *Encoders) Acceptable(req *http.Request) bool {
+	return e.negotiate(req.Header["Accept"]) >= 0
+}
 
 // ErrNotAcceptable is Write's error when no media type the operation can
 // answer with is acceptable to the request; NotAcceptable says which are.

@@ -208,3 +208,44 @@ func TestVaryAccept(t *testing.T) {
 		})
 	}
 }
+
+func ExampleEncoders_Acceptable() {
+	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/cbor", Codec: codec.JSON})
+	for _, accept := range []string{"", "application/*", "text/html"} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		fmt.Printf("%q %v\n", accept, enc.Acceptable(req))
+	}
+	// Output:
+	// "" true
+	// "application/*" true
+	// "text/html" false
+}
+
+func ExampleOutput_Negotiated() {
+	reg := schema.NewRegistry("#/components/schemas/")
+	for _, tc := range []struct {
+		t      reflect.Type
+		status int
+	}{
+		{reflect.TypeFor[created](), http.StatusOK},
+		{reflect.TypeFor[struct{ Body []byte }](), http.StatusOK},
+		{reflect.TypeFor[struct{}](), http.StatusOK},
+		{reflect.TypeFor[struct {
+			Body struct{ ID int }
+		}](), http.StatusNoContent},
+	} {
+		out, err := respond.Compile(tc.t, reg)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(out.Negotiated(tc.status))
+	}
+	// Output:
+	// true
+	// false
+	// false
+	// false
+}
