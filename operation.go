@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/codec"
@@ -56,6 +57,11 @@ type Op struct {
 	// Codec encodes and decodes JSON; nil means the router's (see
 	// Codec), by default codec.JSON.
 	Codec codec.Codec
+
+	// Heartbeat is how often an event stream (see Stream) sends a comment
+	// line while it sends nothing else: 0 means DefaultHeartbeat, a
+	// negative value none.
+	Heartbeat time.Duration
 
 	// UnknownProperties is the operation's policy for unknown members of
 	// its JSON body; zero means the router's (see UnknownProperties).
@@ -238,6 +244,7 @@ type typedHandler[I, O any] struct {
 	noRules    bool                                                   // the validator checks nothing
 	hook       func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
 	resolver   bool                                                   // *I is a Resolver
+	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
 }
@@ -361,6 +368,10 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	}
 	if errs != nil {
 		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		return
+	}
+	if h.stream != nil {
+		h.stream(w, req, in)
 		return
 	}
 	if h.negotiated && !h.enc.Acceptable(req) {

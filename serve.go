@@ -215,6 +215,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	h = s.closeWhileDraining(h)
 
+	stopStreams := make(chan struct{})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: limitOf(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
@@ -225,8 +226,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		// Handlers keep ctx's values but not its cancellation: a shutdown
 		// lets the requests in flight finish.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(context.WithoutCancel(ctx), shutdownKey{}, (<-chan struct{})(stopStreams))
+		},
 	}
+	srv.RegisterOnShutdown(func() { close(stopStreams) }) // event streams end when shutdown begins
 	if srv.MaxHeaderBytes == 0 {
 		srv.MaxHeaderBytes = 1 << 30 // "no limit"; net/http treats 0 as its default
 	}

@@ -35,6 +35,9 @@ func NewEncoders(json codec.Codec, more ...Encoder) *Encoders {
 	return e
 }
 
+// Default returns the default (JSON) codec.
+func (e *Encoders) Default() codec.Codec { return e.list[0].Codec }
+
 // MediaTypes returns the media types, the default first.
 func (e *Encoders) MediaTypes() []string { return e.types }
 

@@ -380,7 +380,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if rc, ok := r.(io.Closer); ok {
 			defer rc.Close()
 		}
-		io.Copy(w, r) //nolint:errcheck // a failed write means the client went away
+		copyFlushing(w, r)
 		return nil
 	}
 	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
@@ -498,4 +498,28 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// copyFlushing copies r to w, flushing after every read when w can flush,
+// so that a reader that produces data slowly (a pipe, a log tail) reaches
+// the client as it comes. A failed write means the client went away.
+func copyFlushing(w http.ResponseWriter, r io.Reader) {
+	f, ok := w.(http.Flusher)
+	if !ok {
+		io.Copy(w, r) //nolint:errcheck // see above
+		return
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			f.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }

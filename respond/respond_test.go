@@ -2,6 +2,7 @@ package respond_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -248,4 +249,39 @@ func ExampleOutput_Negotiated() {
 	// false
 	// false
 	// false
+}
+
+type streamed struct {
+	Body io.Reader
+}
+
+// flushCounter records flushes between writes.
+type flushCounter struct {
+	*httptest.ResponseRecorder
+	flushes int
+}
+
+func (f *flushCounter) Flush() { f.flushes++ }
+
+// An io.Reader body reaches the client as it is read: a flush after every
+// read.
+func TestReaderBodyFlushed(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[streamed](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for _, s := range []string{"a", "b", "c"} {
+			pw.Write([]byte(s))
+		}
+		pw.Close()
+	}()
+	w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
+	if err := out.Write(w, nil, &streamed{Body: pr}, 200, respond.NewEncoders(codec.JSON)); err != nil {
+		t.Fatal(err)
+	}
+	if w.Body.String() != "abc" || w.flushes != 3 {
+		t.Errorf("%q with %d flushes, want abc with 3", w.Body, w.flushes)
+	}
 }

@@ -530,3 +530,22 @@ func checkDefaults(reg *schema.Registry, s *schema.Schema) error {
 	}
 	return walk(s, "body")
 }
+
+// Instance evaluates the JSON document raw against s, whose $refs point
+// into reg, as a JSON Schema 2020-12 validator would, and returns every
+// failure with locations under root ("body"). It is for tests and tools
+// (package vanetest checks responses with it); requests are validated by
+// the compiled validators. An error means s cannot be evaluated (a
+// pattern that is not RE2) or raw is not JSON.
+func Instance(reg *schema.Registry, s *schema.Schema, raw []byte, root string) ([]problem.FieldError, error) {
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("validate: not JSON: %.40q", raw)
+	}
+	is, err := compileInstance(reg, s)
+	if err != nil {
+		return nil, err
+	}
+	c := &collector{loc: problem.Location(root)}
+	is.validate(raw, c)
+	return c.errs, nil
+}

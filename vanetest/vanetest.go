@@ -1,0 +1,238 @@
+// Package vanetest tests vane routers the way httptest tests handlers: it
+// sends requests to a router in process and checks every response against
+// the router's own OpenAPI description, so that a test fails when the
+// server answers something its document does not say.
+//
+//	api := vanetest.New(t, r)
+//	res := api.Post("/pets", map[string]any{"name": "Rex"})
+//	pet := vanetest.Decode[Pet](t, res) // fails the test unless 2xx JSON
+//
+// For each response to a typed operation it checks that the status is one
+// the operation documents (an error status may be the document's
+// "default" problem response), that the Content-Type is one
+// documented for that status, and that a JSON body validates against the
+// documented schema; a request answered 2xx must also have a body its
+// document allows. Routes that are not typed operations are served
+// without checks.
+package vanetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/validate"
+)
+
+// API sends requests to a router and checks its answers against the
+// router's operations. It is safe for use by one test at a time.
+type API struct {
+	t testing.TB
+	r *vane.Router
+}
+
+// New returns an API for r that reports to t.
+func New(t testing.TB, r *vane.Router) *API { return &API{t: t, r: r} }
+
+// Response is a recorded response.
+type Response struct {
+	*httptest.ResponseRecorder
+	Operation *operation.Description // the typed operation that answered; nil for another route
+}
+
+// Get sends a GET; headers are name, value pairs.
+func (a *API) Get(path string, headers ...string) *Response {
+	return a.Do("GET", path, nil, headers...)
+}
+
+// Post sends body (see Do) with POST.
+func (a *API) Post(path string, body any, headers ...string) *Response {
+	return a.Do("POST", path, body, headers...)
+}
+
+// Put sends body (see Do) with PUT.
+func (a *API) Put(path string, body any, headers ...string) *Response {
+	return a.Do("PUT", path, body, headers...)
+}
+
+// Patch sends body (see Do) with PATCH.
+func (a *API) Patch(path string, body any, headers ...string) *Response {
+	return a.Do("PATCH", path, body, headers...)
+}
+
+// Delete sends a DELETE.
+func (a *API) Delete(path string, headers ...string) *Response {
+	return a.Do("DELETE", path, nil, headers...)
+}
+
+// Do sends a request with body: nil for none, a string or []byte as it
+// is, anything else as JSON with Content-Type application/json (unless
+// headers set one). headers are name, value pairs.
+func (a *API) Do(method, path string, body any, headers ...string) *Response {
+	a.t.Helper()
+	var rd io.Reader
+	var raw []byte
+	ct := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			a.t.Fatalf("vanetest: encoding the body: %v", err)
+		}
+		raw, ct = j, "application/json"
+	}
+	if raw != nil {
+		rd = bytes.NewReader(raw)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return a.Serve(req, raw)
+}
+
+// Serve serves req, whose body is raw (nil for none), and checks the
+// response.
+func (a *API) Serve(req *http.Request, raw []byte) *Response {
+	a.t.Helper()
+	w := httptest.NewRecorder()
+	a.r.ServeHTTP(w, req)
+	res := &Response{ResponseRecorder: w, Operation: a.operation(req)}
+	if res.Operation != nil {
+		for _, e := range a.check(res.Operation, req, raw, w) {
+			a.t.Errorf("vanetest: %s %s: %s", req.Method, req.URL.Path, e)
+		}
+	}
+	return res
+}
+
+// operation finds the typed operation that served req, by its method and
+// the pattern the router matched.
+func (a *API) operation(req *http.Request) *operation.Description {
+	method := req.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	for _, d := range a.r.Operations() {
+		if d.Method == method && (req.Pattern == d.Pattern || strings.HasSuffix(req.Pattern, " "+d.Pattern)) {
+			return d
+		}
+	}
+	return nil
+}
+
+// check returns how the exchange departs from d.
+func (a *API) check(d *operation.Description, req *http.Request, raw []byte, w *httptest.ResponseRecorder) []string {
+	var out []string
+	var doc *operation.Response
+	for i := range d.Responses {
+		if d.Responses[i].Status == w.Code {
+			doc = &d.Responses[i]
+		}
+	}
+	if doc == nil {
+		for i := range d.Responses {
+			if d.Responses[i].Status == 0 {
+				doc = &d.Responses[i]
+			}
+		}
+	}
+	if doc == nil && w.Code >= 400 {
+		// The document's "default" response: a problem (package openapi
+		// adds it to every operation).
+		doc = &operation.Response{Status: 0, Content: []operation.Content{{MediaType: problem.ContentType}}}
+	}
+	if doc == nil {
+		return append(out, fmt.Sprintf("status %d is not documented (%s)", w.Code, statuses(d)))
+	}
+	if w.Body.Len() > 0 && w.Code != http.StatusNotModified {
+		mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
+		var content *operation.Content
+		for i := range doc.Content {
+			if doc.Content[i].MediaType == mt {
+				content = &doc.Content[i]
+			}
+		}
+		switch {
+		case len(doc.Content) == 0:
+			out = append(out, fmt.Sprintf("status %d documents no body, and the response has %d bytes", w.Code, w.Body.Len()))
+		case content == nil && mt != "":
+			out = append(out, fmt.Sprintf("Content-Type %q is not documented for status %d", mt, w.Code))
+		case content != nil && content.Schema != nil && isJSON(mt):
+			errs, err := validate.Instance(d.Schemas, content.Schema, w.Body.Bytes(), "response")
+			if err != nil {
+				out = append(out, err.Error())
+			}
+			for _, e := range errs {
+				out = append(out, "the body departs from the document: "+e.Error())
+			}
+		}
+	}
+	if w.Code >= 200 && w.Code < 300 && raw != nil && d.RequestBody != nil {
+		for _, c := range d.RequestBody.Content {
+			if isJSON(c.MediaType) && c.Schema != nil && json.Valid(raw) {
+				errs, _ := validate.Instance(d.Schemas, c.Schema, raw, "body")
+				for _, e := range errs {
+					out = append(out, fmt.Sprintf("answered %d to a body the document refuses: %s", w.Code, e.Error()))
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func statuses(d *operation.Description) string {
+	var s []string
+	for _, r := range d.Responses {
+		s = append(s, fmt.Sprint(r.Status))
+	}
+	return "documented: " + strings.Join(s, ", ")
+}
+
+func isJSON(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
+
+// Decode decodes a 2xx JSON response into a new O, failing the test for
+// any other response (and showing its problem).
+func Decode[O any](t testing.TB, res *Response) *O {
+	t.Helper()
+	if res.Code < 200 || res.Code > 299 {
+		t.Fatalf("vanetest: status %d: %s", res.Code, res.Body)
+	}
+	out := new(O)
+	if err := json.Unmarshal(res.Body.Bytes(), out); err != nil {
+		t.Fatalf("vanetest: decoding %T: %v: %s", out, err, res.Body)
+	}
+	return out
+}
+
+// Problem decodes a problem response, failing the test when the response
+// is not one.
+func Problem(t testing.TB, res *Response) *problem.Details {
+	t.Helper()
+	if mt, _, _ := mime.ParseMediaType(res.Header().Get("Content-Type")); mt != problem.ContentType {
+		t.Fatalf("vanetest: not a problem (%d %s): %s", res.Code, mt, res.Body)
+	}
+	p := new(problem.Details)
+	if err := json.Unmarshal(res.Body.Bytes(), p); err != nil {
+		t.Fatalf("vanetest: decoding the problem: %v", err)
+	}
+	return p
+}
