@@ -233,19 +233,20 @@ const defaultBodyLimit = bind.DefaultBodyLimit
 
 // typedHandler serves one typed operation.
 type typedHandler[I, O any] struct {
-	fn        func(context.Context, *I) (*O, error)
-	binder    *bind.Binder
-	validator *validate.Validator
-	out       *respond.Output
-	enc       *respond.Encoders // the response encodings, JSON first
-	status    int
-	desc      *operation.Description
-	pathNames []string                                               // the pattern's parameter names, in order
-	noRules   bool                                                   // the validator checks nothing
-	hook      func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
-	resolver  bool                                                   // *I is a Resolver
-	stream    func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
-	hasBody   bool                                                   // the input has a Body field
+	fn         func(context.Context, *I) (*O, error)
+	binder     *bind.Binder
+	validator  *validate.Validator
+	out        *respond.Output
+	enc        *respond.Encoders // the response encodings, JSON first
+	status     int
+	desc       *operation.Description
+	pathNames  []string                                               // the pattern's parameter names, in order
+	noRules    bool                                                   // the validator checks nothing
+	hook       func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
+	resolver   bool                                                   // *I is a Resolver
+	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
+	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
+	hasBody    bool                                                   // the input has a Body field
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -323,7 +324,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, resolver: reflect.PointerTo(inT).Implements(resolverType)}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType)}
 	return th, d, nil
 }
 
@@ -371,6 +372,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	}
 	if h.stream != nil {
 		h.stream(w, req, in)
+		return
+	}
+	if h.negotiated && !h.enc.Acceptable(req) {
+		// Before the handler: a refused request must not have changed anything.
+		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
 	out, err := h.fn(ctx, in)

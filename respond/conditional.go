@@ -33,24 +33,57 @@ func notModified(req *http.Request, etag, lastModified string) bool {
 // matchETag reports whether a list of entity tags from If-Match or
 // If-None-Match fields matches etag: "*" matches any current
 // representation; weak compares opaque tags whatever their W/ prefix,
-// strong (If-Match) only strong tags.
+// strong (If-Match) only strong tags. The list is read as RFC 9110
+// section 8.8.3 writes it, so a comma inside a quoted tag ("a,b") is part
+// of the tag; reading stops at the first element that is not an entity
+// tag. It allocates nothing.
 func matchETag(fields []string, etag string, weak bool) bool {
-	for _, field := range fields {
-		for _, tag := range strings.Split(field, ",") {
-			tag = strings.TrimSpace(tag)
-			if tag == "*" {
+	cw, cv, ok := splitETag(etag)
+	if !ok {
+		cw, cv = false, etag // not an entity tag: compared as it is
+	}
+	for _, s := range fields {
+		for {
+			for len(s) > 0 && (s[0] == ',' || s[0] == ' ' || s[0] == '\t') {
+				s = s[1:]
+			}
+			if s == "" {
+				break
+			}
+			if s[0] == '*' {
 				return true
 			}
-			if weak {
-				if strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/") {
-					return true
-				}
-			} else if !strings.HasPrefix(tag, "W/") && !strings.HasPrefix(etag, "W/") && tag == etag {
+			w := false
+			if len(s) >= 2 && s[0] == 'W' && s[1] == '/' {
+				w, s = true, s[2:]
+			}
+			if s == "" || s[0] != '"' {
+				break
+			}
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 {
+				break
+			}
+			tag := s[1 : 1+end]
+			s = s[2+end:]
+			if tag == cv && (weak || (!w && !cw)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// splitETag splits an entity tag (`"v1"`, `W/"v1"`) into its weakness
+// and opaque text.
+func splitETag(t string) (weak bool, opaque string, ok bool) {
+	if len(t) >= 2 && t[0] == 'W' && t[1] == '/' {
+		weak, t = true, t[2:]
+	}
+	if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' {
+		return false, "", false
+	}
+	return weak, t[1 : len(t)-1], true
 }
 
 // Version is what a precondition is evaluated against: the current

@@ -2,7 +2,7 @@ package respond
 
 import (
 	"errors"
-	"strconv"
+	"net/http"
 	"strings"
 
 	"github.com/vane-http/vane/codec"
@@ -41,6 +41,12 @@ func (e *Encoders) Default() codec.Codec { return e.list[0].Codec }
 // MediaTypes returns the media types, the default first.
 func (e *Encoders) MediaTypes() []string { return e.types }
 
+// Acceptable reports whether req's Accept accepts one of the media types
+// (no Accept accepts them all). It allocates nothing.
+func (e *Encoders) Acceptable(req *http.Request) bool {
+	return e.negotiate(req.Header["Accept"]) >= 0
+}
+
 // ErrNotAcceptable is Write's error when no media type the operation can
 // answer with is acceptable to the request; NotAcceptable says which are.
 var ErrNotAcceptable = errors.New("respond: no acceptable media type")
@@ -71,19 +77,22 @@ func (e *Encoders) negotiate(accept []string) int {
 
 // quality returns the quality the Accept fields give mt, and how specific
 // the range that gave it is (2 exact, 1 type/*, 0 */*); 0, -1 when no range
-// matches.
+// matches. Of ranges equally specific, the last wins. It slices the fields
+// in place and allocates nothing, whatever the client sends.
 func quality(accept []string, mt string) (float64, int) {
 	typ, _, _ := strings.Cut(mt, "/")
 	q, spec := 0.0, -1
 	for _, field := range accept {
-		for _, r := range strings.Split(field, ",") {
-			params := strings.Split(r, ";")
-			rng := strings.ToLower(strings.TrimSpace(params[0]))
+		for field != "" {
+			var r string
+			r, field, _ = strings.Cut(field, ",")
+			rng, params, _ := strings.Cut(r, ";")
+			rng = strings.TrimSpace(rng)
 			s := -1
 			switch {
-			case rng == mt:
+			case strings.EqualFold(rng, mt):
 				s = 2
-			case rng == typ+"/*":
+			case len(rng) == len(typ)+2 && strings.EqualFold(rng[:len(typ)], typ) && rng[len(typ):] == "/*":
 				s = 1
 			case rng == "*/*":
 				s = 0
@@ -92,10 +101,12 @@ func quality(accept []string, mt string) (float64, int) {
 				continue
 			}
 			rq := 1.0
-			for _, p := range params[1:] {
+			for params != "" {
+				var p string
+				p, params, _ = strings.Cut(params, ";")
 				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
 				if strings.EqualFold(strings.TrimSpace(k), "q") {
-					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
+					if f, ok := qvalue(strings.TrimSpace(v)); ok {
 						rq = f
 					}
 				}
@@ -104,4 +115,32 @@ func quality(accept []string, mt string) (float64, int) {
 		}
 	}
 	return q, spec
+}
+
+// qvalue parses a weight as RFC 9110 section 12.4.2 writes it: 0 or 1
+// followed by at most three decimals ("0.8", "1.000"). strconv.ParseFloat
+// would allocate its error for the malformed weights a client may send.
+func qvalue(v string) (float64, bool) {
+	if v == "" || len(v) > 5 || (v[0] != '0' && v[0] != '1') {
+		return 0, false
+	}
+	n := int(v[0]-'0') * 1000
+	if len(v) > 1 {
+		if v[1] != '.' {
+			return 0, false
+		}
+		scale := 100
+		for i := 2; i < len(v); i++ {
+			c := v[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n += int(c-'0') * scale
+			scale /= 10
+		}
+	}
+	if n > 1000 {
+		return 0, false
+	}
+	return float64(n) / 1000, true
 }

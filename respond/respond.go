@@ -68,6 +68,7 @@ var (
 	jsonContentType   = []string{"application/json"}
 	octetContentType  = []string{"application/octet-stream"}
 	nosniff           = []string{"nosniff"}
+	varyAccept        = []string{"Accept"}
 	timeType          = reflect.TypeFor[time.Time]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
@@ -276,12 +277,27 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 	return h, nil
 }
 
+// Negotiated reports whether the output's body is chosen by the request's
+// Accept, so that a request accepting none of the media types is answered
+// 406, which the caller does before the handler runs: a body encoded by
+// the codecs (not a []byte or io.Reader), an output that is not Empty
+// (usually returned nil, a 204), and one that can have a body at all (a
+// Status field, or a status other than 204, 205 and 304).
+func (o *Output) Negotiated(status int) bool {
+	return o.bodyKind == outJSON && o.bodySchema != nil && !o.empty && (o.hasStatus || !operation.NoBody(status))
+}
+
 // Write sends out, a non-nil *O of the compiled type, as the response to
 // req: headers, then status (out's Status field when not zero, else
 // status), then the body encoded with c. Statuses 204, 205 and 304 are
 // sent without a body. A successful (200) response to a GET or HEAD whose
 // ETag or Last-Modified header field matches the request's If-None-Match
 // or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// The body's media type is the one req's Accept prefers among enc's; when
+// it accepts none, Write sends nothing and returns ErrNotAcceptable, unless
+// the response has no body (204, 205, 304).
+// When enc has more than one media type, a body that enc encodes is sent
+// with Vary: Accept (added to any Vary already set), 304s included.
 // It fails only when the body cannot be encoded, before anything is sent;
 // any other type of out panics.
 func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
@@ -289,13 +305,28 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
 	p := reflect.ValueOf(out).UnsafePointer()
+	if o.hasStatus {
+		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
+			status = s
+		}
+	}
 	chosen := 0
-	if o.bodyKind == outJSON && req != nil {
+	if o.bodyKind == outJSON && req != nil && !operation.NoBody(status) {
+		// A response without a body is never refused for its media type.
 		if chosen = enc.negotiate(req.Header["Accept"]); chosen < 0 {
 			return ErrNotAcceptable
 		}
 	}
 	hdr := w.Header()
+	if o.bodyKind == outJSON && len(enc.list) > 1 {
+		// The body depends on Accept: a cache must not answer another
+		// request with it (RFC 9110 section 12.5.5), 304s included.
+		if v := hdr["Vary"]; v == nil {
+			hdr["Vary"] = varyAccept
+		} else {
+			hdr["Vary"] = append(v[:len(v):len(v)], "Accept")
+		}
+	}
 	if len(o.headers) > 0 {
 		// One allocation holds every single-valued header's value slice.
 		vals := make([]string, len(o.headers))
@@ -316,11 +347,6 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	for _, c := range o.cookies {
 		c.write(hdr, unsafe.Add(p, c.offset))
-	}
-	if o.hasStatus {
-		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
-			status = s
-		}
 	}
 	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
 		status = http.StatusNotModified
@@ -427,7 +453,7 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	for _, status := range operation.ErrorStatuses(d) {
 		add(status, "")
 	}
-	if o.bodyKind == outJSON && o.bodySchema != nil && enc != nil {
+	if o.Negotiated(d.Status) && enc != nil {
 		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")
 	}
 	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })

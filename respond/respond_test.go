@@ -158,6 +158,99 @@ func TestSetCookie(t *testing.T) {
 	}
 }
 
+// A body whose media type Accept chooses says so in Vary, so that a cache
+// keys it by Accept; with JSON alone, or a raw body, there is nothing to
+// vary.
+func TestVaryAccept(t *testing.T) {
+	type tagged struct {
+		ETag string `header:"ETag"`
+		Body struct {
+			ID int `json:"id"`
+		}
+	}
+	type raw struct{ Body []byte }
+	reg := schema.NewRegistry("#/components/schemas/")
+	two := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/cbor", Codec: codec.JSON})
+	for _, tc := range []struct {
+		name   string
+		typ    reflect.Type
+		out    any
+		enc    *respond.Encoders
+		before []string // Vary set by a middleware
+		inm    string
+		status int
+		want   []string
+	}{
+		{"two media types", reflect.TypeFor[tagged](), &tagged{ETag: `"1"`}, two, nil, "", 200, []string{"Accept"}},
+		{"added to a middleware's", reflect.TypeFor[tagged](), &tagged{ETag: `"1"`}, two, []string{"Origin"}, "", 200, []string{"Origin", "Accept"}},
+		{"304 too", reflect.TypeFor[tagged](), &tagged{ETag: `"1"`}, two, nil, `"1"`, 304, []string{"Accept"}},
+		{"JSON alone", reflect.TypeFor[tagged](), &tagged{}, respond.NewEncoders(codec.JSON), nil, "", 200, nil},
+		{"raw body", reflect.TypeFor[raw](), &raw{}, two, nil, "", 200, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := respond.Compile(tc.typ, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := httptest.NewRecorder()
+			if tc.before != nil {
+				w.Header()["Vary"] = tc.before
+			}
+			req := httptest.NewRequest("GET", "/", nil)
+			if tc.inm != "" {
+				req.Header.Set("If-None-Match", tc.inm)
+			}
+			if err := out.Write(w, req, tc.out, http.StatusOK, tc.enc); err != nil {
+				t.Fatal(err)
+			}
+			if w.Code != tc.status || !reflect.DeepEqual(w.Header()["Vary"], tc.want) {
+				t.Errorf("%d Vary %q, want %d %q", w.Code, w.Header()["Vary"], tc.status, tc.want)
+			}
+		})
+	}
+}
+
+func ExampleEncoders_Acceptable() {
+	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/cbor", Codec: codec.JSON})
+	for _, accept := range []string{"", "application/*", "text/html"} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		fmt.Printf("%q %v\n", accept, enc.Acceptable(req))
+	}
+	// Output:
+	// "" true
+	// "application/*" true
+	// "text/html" false
+}
+
+func ExampleOutput_Negotiated() {
+	reg := schema.NewRegistry("#/components/schemas/")
+	for _, tc := range []struct {
+		t      reflect.Type
+		status int
+	}{
+		{reflect.TypeFor[created](), http.StatusOK},
+		{reflect.TypeFor[struct{ Body []byte }](), http.StatusOK},
+		{reflect.TypeFor[struct{}](), http.StatusOK},
+		{reflect.TypeFor[struct {
+			Body struct{ ID int }
+		}](), http.StatusNoContent},
+	} {
+		out, err := respond.Compile(tc.t, reg)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(out.Negotiated(tc.status))
+	}
+	// Output:
+	// true
+	// false
+	// false
+	// false
+}
+
 type streamed struct {
 	Body io.Reader
 }

@@ -19,13 +19,27 @@ const MediaType = "application/cbor"
 
 // Codec encodes and decodes CBOR with github.com/fxamacker/cbor/v2: core
 // deterministic encoding (RFC 8949 section 4.2.1), and decoding that
-// refuses duplicate map keys.
+// refuses duplicate map keys. A time.Time is the RFC 3339 text JSON has
+// (nanoseconds kept, no tag), which is what the document's schema says
+// (a string of format date-time), not fxamacker's default of whole Unix
+// seconds.
 var Codec codec.Codec = cborCodec{}
 
 var (
-	encMode, _ = cbor.CoreDetEncOptions().EncMode()
-	decMode, _ = cbor.DecOptions{DupMapKey: cbor.DupMapKeyEnforcedAPF}.DecMode()
+	encMode = must(func() (cbor.EncMode, error) {
+		opts := cbor.CoreDetEncOptions()
+		opts.Time, opts.TimeTag = cbor.TimeRFC3339Nano, cbor.EncTagNone
+		return opts.EncMode()
+	}())
+	decMode = must(cbor.DecOptions{DupMapKey: cbor.DupMapKeyEnforcedAPF}.DecMode())
 )
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 type cborCodec struct{}
 

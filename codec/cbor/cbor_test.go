@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	fx "github.com/fxamacker/cbor/v2"
 
@@ -32,7 +33,7 @@ func TestNegotiatedCBOR(t *testing.T) {
 	req.Header.Set("Accept", "application/cbor, application/json;q=0.5")
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, req)
-	if w.Code != 200 || w.Header().Get("Content-Type") != cbor.MediaType {
+	if w.Code != 200 || w.Header().Get("Content-Type") != cbor.MediaType || w.Header().Get("Vary") != "Accept" {
 		t.Fatalf("%d %s", w.Code, w.Header())
 	}
 	var got map[string]any
@@ -60,5 +61,30 @@ func TestNegotiatedCBOR(t *testing.T) {
 	}
 	if err := cbor.Codec.Unmarshal([]byte{0xa2, 0x61, 'a', 0x01, 0x61, 'a', 0x02}, &map[string]int{}); err == nil {
 		t.Error("a duplicate map key was accepted")
+	}
+}
+
+// A time.Time is the text its JSON is, as the document's date-time schema
+// says: nanoseconds and offset kept.
+func TestTimeIsRFC3339Text(t *testing.T) {
+	type event struct {
+		At time.Time `json:"at"`
+	}
+	at := time.Date(2026, 11, 24, 13, 4, 5, 600, time.FixedZone("", 3600))
+	b, err := cbor.Codec.Marshal(event{At: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := fx.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	jsonText, _ := at.MarshalText()
+	if raw["at"] != string(jsonText) {
+		t.Errorf("at = %#v, want the text %q", raw["at"], jsonText)
+	}
+	var back event
+	if err := cbor.Codec.Unmarshal(b, &back); err != nil || !back.At.Equal(at) {
+		t.Errorf("round trip %v %v", back.At, err)
 	}
 }

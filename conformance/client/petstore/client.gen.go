@@ -1766,8 +1766,6 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
-	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
-	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -1784,11 +1782,6 @@ func (r DeletePetResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r DeletePetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
-}
-
-// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
-func (r DeletePetResponse) GetApplicationproblemJSON406() *Problem {
-	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2766,13 +2759,6 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON406 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
