@@ -352,7 +352,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			} else {
 				errs = h.validator.CheckParams(in, st.Present)
 			}
-			prob.Errors = mergeErrors(prob.Errors, errs)
+			prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
 		}
 		st.Release()
 		h.fail(w, req, prob)

@@ -44,17 +44,18 @@ var checkerType = reflect.TypeFor[Checker]()
 
 // Validator validates values of one type.
 type Validator struct {
-	typ     reflect.Type
-	ptrType reflect.Type    // *T, to check Validate's argument
-	root    *structNode     // nil when there is nothing to check
-	body    *scanNode       // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
-	bodyNul string          // the failure of a null JSON body; "" when the body's schema allows null
-	scan    bool            // the raw JSON body is scanned: body != nil or bodyNul != ""
-	inst    *instanceSchema // the whole body's evaluation, when its schema needs one; else nil
-	bodyLoc string          // the location of the raw JSON body's root ("body")
-	bodyOff uintptr         // where the decoded body lies in the value
-	bodyPtr int             // pointers to follow from there to what body describes
-	checker bool            // *T implements Checker
+	typ      reflect.Type
+	ptrType  reflect.Type      // *T, to check Validate's argument
+	root     *structNode       // nil when there is nothing to check
+	body     *scanNode         // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
+	bodyNul  string            // the failure of a null JSON body; "" when the body's schema allows null
+	scan     bool              // the raw JSON body is scanned: body != nil or bodyNul != ""
+	inst     *instanceSchema   // the whole body's evaluation, when its schema needs one; else nil
+	messages map[string]string // the message tags of an input's fields, by location without indexes
+	bodyLoc  string            // the location of the raw JSON body's root ("body")
+	bodyOff  uintptr           // where the decoded body lies in the value
+	bodyPtr  int               // pointers to follow from there to what body describes
+	checker  bool              // *T implements Checker
 }
 
 // Compile returns a validator for values of type t, a body type: locations
@@ -159,6 +160,7 @@ func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, er
 		s.root = true
 		v.root = s
 	}
+	v.messages = messagesOf(t)
 	return v.finish()
 }
 
@@ -336,7 +338,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 				v.inst.validate(rawJSON, c)
 			}
 		}
-		return c.errs
+		return v.Messages(c.errs)
 	}
 	if v.checker {
 		return ptr.(Checker).Validate(ctx)
