@@ -184,6 +184,7 @@ type typedHandler[I, O any] struct {
 	pathNames []string // the pattern's parameter names, in order
 	noRules   bool     // the validator checks nothing
 	hasBody   bool     // the input has a Body field
+	errs      *errorConfig
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -244,7 +245,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, errs: &set.errors}
 	return th, d, nil
 }
 
@@ -327,7 +328,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			prob.Errors = mergeErrors(prob.Errors, errs)
 		}
 		st.Release()
-		problem.Write(w, prob)
+		h.errs.request(w, req, prob)
 		return
 	}
 	var errs []problem.FieldError
@@ -336,12 +337,12 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	}
 	st.Release()
 	if errs != nil {
-		problem.Write(w, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		h.errs.request(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
 	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
-		writeError(w, req, h.desc, err)
+		h.errs.handler(w, req, h.desc, err)
 		return
 	}
 	if out == nil {
@@ -349,7 +350,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		return
 	}
 	if err := h.out.write(w, unsafe.Pointer(out), h.status, h.codec); err != nil {
-		writeError(w, req, h.desc, err)
+		h.errs.handler(w, req, h.desc, err)
 	}
 }
 

@@ -29,11 +29,13 @@ type api struct {
 	schemas   *schema.Registry
 	bodyLimit int64
 	codec     codec.Codec
+	errors    errorConfig // OnError, ValidationMessages
 }
 
 // An Option configures a Router made by New: the router's own settings
 // (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, WithCodec).
+// and those of its typed operations (BodyLimit, WithCodec, OnError,
+// ValidationMessages).
 type Option struct {
 	router router.Option
 	api    func(*api)
