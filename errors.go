@@ -99,7 +99,9 @@ func BadRequest(msg string, details ...error) StatusError { return ErrorBadReque
 // Unauthorized is ErrorUnauthorized.
 //
 // Deprecated: use ErrorUnauthorized, named as the other constructors of errors.
-func Unauthorized(msg string, details ...error) StatusError { return ErrorUnauthorized(msg, details...) }
+func Unauthorized(msg string, details ...error) StatusError {
+	return ErrorUnauthorized(msg, details...)
+}
 
 // Forbidden is ErrorForbidden.
 //
@@ -120,22 +122,30 @@ func Conflict(msg string, details ...error) StatusError { return ErrorConflict(m
 // PreconditionFailed is ErrorPreconditionFailed.
 //
 // Deprecated: use ErrorPreconditionFailed, named as the other constructors of errors.
-func PreconditionFailed(msg string, details ...error) StatusError { return ErrorPreconditionFailed(msg, details...) }
+func PreconditionFailed(msg string, details ...error) StatusError {
+	return ErrorPreconditionFailed(msg, details...)
+}
 
 // UnprocessableEntity is ErrorUnprocessableEntity.
 //
 // Deprecated: use ErrorUnprocessableEntity, named as the other constructors of errors.
-func UnprocessableEntity(msg string, details ...error) StatusError { return ErrorUnprocessableEntity(msg, details...) }
+func UnprocessableEntity(msg string, details ...error) StatusError {
+	return ErrorUnprocessableEntity(msg, details...)
+}
 
 // TooManyRequests is ErrorTooManyRequests.
 //
 // Deprecated: use ErrorTooManyRequests, named as the other constructors of errors.
-func TooManyRequests(msg string, details ...error) StatusError { return ErrorTooManyRequests(msg, details...) }
+func TooManyRequests(msg string, details ...error) StatusError {
+	return ErrorTooManyRequests(msg, details...)
+}
 
 // ServiceUnavailable is ErrorServiceUnavailable.
 //
 // Deprecated: use ErrorServiceUnavailable, named as the other constructors of errors.
-func ServiceUnavailable(msg string, details ...error) StatusError { return ErrorServiceUnavailable(msg, details...) }
+func ServiceUnavailable(msg string, details ...error) StatusError {
+	return ErrorServiceUnavailable(msg, details...)
+}
 
 // HeadersError is an error that carries response headers: an error
 // response made from it (by its status when it is a StatusError, as a 500
