@@ -185,6 +185,7 @@ type typedHandler[I, O any] struct {
 	noRules   bool     // the validator checks nothing
 	hasBody   bool     // the input has a Body field
 	errs      *errorConfig
+	resolves  bool // the input has resolvers (bind.Resolver)
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -245,7 +246,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, errs: &set.errors}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, errs: &set.errors, resolves: b.Resolves()}
 	return th, d, nil
 }
 
@@ -325,6 +326,9 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			} else {
 				errs = h.validator.CheckParams(in, st.Present)
 			}
+			if h.resolves {
+				errs = append(errs, h.binder.Resolve(req, in)...)
+			}
 			prob.Errors = mergeErrors(prob.Errors, errs)
 		}
 		st.Release()
@@ -332,8 +336,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		return
 	}
 	var errs []problem.FieldError
+	if h.resolves {
+		errs = h.binder.Resolve(req, in)
+	}
 	if !h.noRules {
-		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+		errs = append(errs, h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)...)
 	}
 	st.Release()
 	if errs != nil {

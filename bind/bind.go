@@ -48,6 +48,10 @@
 //   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
 //     name and value.
 //
+// A field of type Request, with no tag, is set to the request; a field
+// (or the input) whose type is a Resolver computes or checks values from
+// the request after binding (see Resolve).
+//
 // Anything else (a path slice, a cookie slice, a nested deepObject, an
 // http.Cookie outside a cookie) is refused by Compile with a message that
 // names the type, the field and the pattern.
@@ -124,16 +128,19 @@ type Config struct {
 
 // Binder binds requests to one input type.
 type Binder struct {
-	typ       reflect.Type
-	ptrType   reflect.Type // *typ, what Bind is given
-	path      []param      // in PathParams order
-	query     []param
-	header    []param
-	cookie    []param
-	body      *bodyBinder
-	limit     int64
-	multipart int64 // multipart memory
-	codec     codec.Codec
+	typ         reflect.Type
+	ptrType     reflect.Type // *typ, what Bind is given
+	path        []param      // in PathParams order
+	query       []param
+	header      []param
+	cookie      []param
+	body        *bodyBinder
+	limit       int64
+	multipart   int64 // multipart memory
+	codec       codec.Codec
+	requests    []uintptr  // offsets of the Request fields
+	resolvers   []resolver // the fields that are Resolvers
+	resolveSelf bool       // *typ is a Resolver
 
 	// Parameters and RequestBody describe the input for OpenAPI.
 	Parameters  []operation.Parameter
@@ -265,6 +272,7 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	errf := func(f reflect.StructField, format string, args ...any) error {
 		return fmt.Errorf("bind: %v.%s (%s %s): %s", t, f.Name, cfg.Method, cfg.Pattern, fmt.Sprintf(format, args...))
 	}
+	b.resolveSelf = b.ptrType.Implements(resolverType)
 	seenPath := make([]bool, len(cfg.PathParams))
 	nparam := 0
 	for _, f := range operation.InputFields(t) {
@@ -272,6 +280,11 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 			continue
 		}
 		in, name, _ := operation.Source(f.Tag)
+		if isReq, err := b.compileSpecial(f, in); err != nil {
+			return nil, errf(f, "%v", err)
+		} else if isReq {
+			continue
+		}
 		if in == "" {
 			if f.Name == "Body" {
 				if cfg.Method == http.MethodGet || cfg.Method == http.MethodHead {
@@ -558,6 +571,9 @@ func ptrTo[T any](v T) *T { return &v }
 func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State) *problem.Details {
 	base := b.base(ptr, "Bind")
 	var errs []problem.FieldError
+	for _, off := range b.requests {
+		*(*Request)(unsafe.Add(base, off)) = Request{req}
+	}
 	for i := range b.path {
 		p := &b.path[i]
 		if i >= len(pathValues) {
