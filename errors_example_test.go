@@ -2,6 +2,7 @@ package vane_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"net/http"
@@ -91,4 +92,29 @@ func ExampleValidationMessages() {
 	fmt.Println(w.Body.String())
 	// Output:
 	// {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"validation failed","errors":[{"location":"query.q","message":"Pflichtparameter fehlt"}]}
+}
+
+// An operation documents the problem type of its own that it sends, with
+// its extension members, and the header that comes with a 401.
+func ExampleProblemType() {
+	type OutOfCredit struct {
+		Balance int `json:"balance"`
+	}
+	r := vane.New()
+	vane.Post(r, "/orders", func(ctx context.Context, in *struct{ Body struct{ Total int } }) (*struct{}, error) {
+		return nil, vane.ErrorForbidden("the order costs more than your balance").
+			WithType("https://example.com/probs/out-of-credit").With("balance", 30)
+	}, func(op *vane.Op) {
+		op.Problems = []vane.ProblemType{
+			{Status: 403, Type: "https://example.com/probs/out-of-credit", Extensions: OutOfCredit{}},
+			{Status: 401, Headers: map[string]string{"WWW-Authenticate": "how to log in"}},
+		}
+	})
+	d := r.Operations()[0]
+	s, _ := json.Marshal(d.Response(403).Content[0].Schema)
+	fmt.Println(string(s))
+	fmt.Println(d.Response(401).Headers[0].Name)
+	// Output:
+	// {"allOf":[{"$ref":"#/components/schemas/Problem"},{"properties":{"type":{"const":"https://example.com/probs/out-of-credit"}},"required":["type"]},{"$ref":"#/components/schemas/OutOfCredit"}]}
+	// WWW-Authenticate
 }

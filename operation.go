@@ -50,6 +50,11 @@ type Op struct {
 	// item"}. Error statuses are documented with the problem+json schema.
 	Responses map[int]string
 
+	// Problems documents the problem types of its own the operation
+	// answers with, their extension members and headers (see
+	// ProblemType).
+	Problems []ProblemType
+
 	// Middleware wraps this operation's handler, inside the group's.
 	Middleware []func(http.Handler) http.Handler
 
@@ -299,7 +304,7 @@ func responses(d *operation.Description, op *Op, out *output, reg *schema.Regist
 	}
 	add(http.StatusInternalServerError, "")
 	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
-	return list, nil
+	return documentProblems(list, op.Problems, reg)
 }
 
 func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request) {
