@@ -189,6 +189,25 @@ func ValidationMessages(fn func(req *http.Request, e problem.FieldError) string)
 	return Option{api: func(a *api) { a.errors.messages = fn }}
 }
 
+// WriteError answers req with err as the router's typed operations answer
+// a handler's error: a *problem.Details as it is, a StatusError by its
+// status (its message shown below 500), anything else a 500 whose cause is
+// logged, not sent; with the headers of a HeadersError, and through the
+// OnError hook. It lets middleware in front of typed operations (an
+// authentication check, a rate limit) answer as they do:
+//
+//	if user == "" {
+//	    r.WriteError(w, req, vane.ErrorUnauthorized("log in first").
+//	        WithHeader("WWW-Authenticate", `Bearer realm="api"`))
+//	    return
+//	}
+func (r *Router) WriteError(w http.ResponseWriter, req *http.Request, err error) {
+	if err == nil {
+		err = errors.New("vane: WriteError called with a nil error")
+	}
+	r.api.errors.handler(w, req, &operation.Description{Pattern: req.URL.Path, Method: req.Method}, err)
+}
+
 // errorConfig is how the typed operations of a router send their errors.
 type errorConfig struct {
 	hook     func(*http.Request, *problem.Details, error)
@@ -332,6 +351,9 @@ func documentProblems(list []operation.Response, types []ProblemType, reg *schem
 				return nil, fmt.Errorf("problem type %q: %w", pt.Type, err)
 			}
 			s.AllOf = append(s.AllOf, es)
+		}
+		if len(s.AllOf) == 1 {
+			s = &schema.Schema{Ref: probSchema.Ref} // the plain problem
 		}
 		var headers []operation.Header
 		for _, name := range slices.Sorted(maps.Keys(pt.Headers)) {

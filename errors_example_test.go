@@ -118,3 +118,32 @@ func ExampleProblemType() {
 	// {"allOf":[{"$ref":"#/components/schemas/Problem"},{"properties":{"type":{"const":"https://example.com/probs/out-of-credit"}},"required":["type"]},{"$ref":"#/components/schemas/OutOfCredit"}]}
 	// WWW-Authenticate
 }
+
+// Middleware in front of typed operations answers through the same error
+// model: the same problem shape, headers, and the OnError hook.
+func ExampleRouter_WriteError() {
+	var r *vane.Router
+	requireToken := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Header.Get("Authorization") == "" {
+				r.WriteError(w, req, vane.ErrorUnauthorized("a bearer token is required").
+					WithHeader("WWW-Authenticate", `Bearer realm="example"`))
+				return
+			}
+			next.ServeHTTP(w, req)
+		})
+	}
+	r = vane.New(vane.OnError(func(req *http.Request, p *problem.Details, err error) {
+		p.Instance = req.URL.Path
+	}))
+	vane.Get(r.Group("", requireToken), "/me", func(ctx context.Context, in *struct{}) (*struct{ Name string }, error) {
+		return &struct{ Name string }{"ann"}, nil
+	})
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/me", nil))
+	fmt.Println(w.Code, w.Header().Get("WWW-Authenticate"))
+	fmt.Println(w.Body.String())
+	// Output:
+	// 401 Bearer realm="example"
+	// {"type":"about:blank","title":"Unauthorized","status":401,"detail":"a bearer token is required","instance":"/me"}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -194,5 +195,29 @@ func TestValidationMessages(t *testing.T) {
 	w = serve(r, "GET", "/x?n=1&name=a", "", "Accept-Language", "fr")
 	if p := decodeProblem(t, w); w.Code != 400 || p.Errors[0].Message != "handler's" {
 		t.Errorf("a handler's message was replaced: %s", w.Body)
+	}
+}
+
+func TestWriteErrorGoesThroughTheErrorModel(t *testing.T) {
+	var hooked []int
+	r := New(OnError(func(req *http.Request, p *problem.Details, err error) { hooked = append(hooked, p.Status) }))
+	auth := r.Group("", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Header.Get("Authorization") == "" {
+				r.WriteError(w, req, ErrorUnauthorized("log in").WithHeader("WWW-Authenticate", "Bearer"))
+				return
+			}
+			next.ServeHTTP(w, req)
+		})
+	})
+	Get(auth, "/me", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
+	w := serve(r, "GET", "/me", "")
+	if w.Code != 401 || w.Header().Get("WWW-Authenticate") != "Bearer" || len(hooked) != 1 || hooked[0] != 401 {
+		t.Errorf("%d %v %s; hook saw %v", w.Code, w.Header(), w.Body, hooked)
+	}
+	w = httptest.NewRecorder()
+	r.WriteError(w, httptest.NewRequest("GET", "/", nil), nil)
+	if w.Code != 500 {
+		t.Errorf("nil error: %d", w.Code)
 	}
 }

@@ -23,7 +23,8 @@ import (
 // typed input to a typed output: vane binds and validates the input before
 // the handler runs, and writes the output (or the error) as the response.
 type api struct {
-	store *Store
+	router *vane.Router // answers the 401s of requireToken through its error model
+	store  *Store
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
 }
@@ -31,7 +32,7 @@ type api struct {
 // registerAPI registers the service's operations on r, and the OpenAPI
 // document and docs page that describe them.
 func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
-	a := &api{store: store, tokens: tokens}
+	a := &api{router: r, store: store, tokens: tokens}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -148,8 +149,17 @@ func status(code int) func(*vane.Op) {
 
 func secured(op *vane.Op) {
 	op.Security = []map[string][]string{{"bearer": {}}}
-	responds(http.StatusUnauthorized, "The bearer token is missing or unknown.")(op)
+	op.Problems = append(op.Problems, vane.ProblemType{
+		Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
+		Headers: map[string]string{"WWW-Authenticate": "The scheme to authenticate with: Bearer, in the realm petstore."},
+	})
 }
+
+// errUnauthorized is requireToken's answer: a problem with the header
+// that tells the client how to authenticate. It is shared; WithHeader
+// made a copy, and writing it does not change it.
+var errUnauthorized = vane.ErrorUnauthorized("a valid bearer token is required").
+	WithHeader("WWW-Authenticate", `Bearer realm="petstore"`)
 
 // ---- Listing, with paging and filters ----
 
@@ -277,12 +287,12 @@ type UploadPhoto struct {
 func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 	fh := in.Body.Photo
 	if fh == nil {
-		return nil, vane.UnprocessableEntity("a photo is required",
+		return nil, vane.ErrorUnprocessableEntity("a photo is required",
 			problem.FieldError{Location: "body.photo", Message: "required"})
 	}
 	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type"))
 	if !slices.Contains(photoTypes, ctype) {
-		return nil, vane.UnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
+		return nil, vane.ErrorUnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
 			problem.FieldError{Location: "body.photo", Message: "unsupported image type", Value: ctype})
 	}
 	if fh.Size > maxPhotoBytes {
@@ -315,7 +325,7 @@ type PhotoFile struct {
 func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 	ph, err := a.store.Photo(ctx, in.ID)
 	if errors.Is(err, errNotFound) {
-		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
+		return nil, vane.ErrorNotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
 		return nil, err
@@ -344,7 +354,9 @@ func userOf(ctx context.Context) string {
 
 // requireToken is ordinary net/http middleware: it answers 401 unless the
 // request carries a known bearer token, and passes the token's user on in
-// the request's context.
+// the request's context. The 401 goes through the router's error model
+// (Router.WriteError): the same problem shape as the operations' errors,
+// with its WWW-Authenticate header, seen by an OnError hook if one is set.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -359,8 +371,7 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 			}
 		}
 		if user == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
-			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required"))
+			a.router.WriteError(w, r, errUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
@@ -368,12 +379,12 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 }
 
 // storeError is the error for a failed store call on pet id: a 404 for an
-// unknown pet (vane.NotFound makes a problem response whose detail the
+// unknown pet (vane.ErrorNotFound makes a problem response whose detail the
 // client sees), else the error itself, a 500 whose cause is logged, not
 // shown.
 func storeError(err error, id int64) error {
 	if errors.Is(err, errNotFound) {
-		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+		return vane.ErrorNotFound("no pet has ID " + strconv.FormatInt(id, 10))
 	}
 	return err
 }

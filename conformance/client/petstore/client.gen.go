@@ -1141,6 +1141,11 @@ type ClientWithResponsesInterface interface {
 	UploadPetPhotoWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadPetPhotoResponse, error)
 }
 
+// WhoAmIResponse401Headers the declared response headers of an HTTP 401 response for WhoAmI
+type WhoAmIResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type WhoAmIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1152,6 +1157,8 @@ type WhoAmIResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WhoAmIResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1270,6 +1277,11 @@ type CreatePetResponse201Headers struct {
 	Location *string
 }
 
+// CreatePetResponse401Headers the declared response headers of an HTTP 401 response for CreatePet
+type CreatePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type CreatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1291,6 +1303,8 @@ type CreatePetResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreatePetResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreatePetResponse401Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1362,6 +1376,11 @@ func (r CreatePetResponse) ContentType() string {
 	return ""
 }
 
+// DeletePetResponse401Headers the declared response headers of an HTTP 401 response for DeletePet
+type DeletePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type DeletePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1375,6 +1394,8 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeletePetResponse401Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -1500,6 +1521,11 @@ func (r GetPetResponse) ContentType() string {
 	return ""
 }
 
+// UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
+type UpdatePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type UpdatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1521,6 +1547,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdatePetResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1666,6 +1694,11 @@ func (r GetPetPhotoResponse) ContentType() string {
 	return ""
 }
 
+// UploadPetPhotoResponse401Headers the declared response headers of an HTTP 401 response for UploadPetPhoto
+type UploadPetPhotoResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type UploadPetPhotoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1687,6 +1720,8 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UploadPetPhotoResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1939,6 +1974,19 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 401:
+		var headers WhoAmIResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
 	return response, nil
 }
 
@@ -2072,6 +2120,16 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreatePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -2129,6 +2187,19 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeletePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -2265,6 +2336,19 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UpdatePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -2407,6 +2491,19 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UploadPetPhotoResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
