@@ -179,8 +179,9 @@ func OnError(fn func(req *http.Request, p *problem.Details, err error)) Option {
 }
 
 // ValidationMessages sets a function that gives the message of each field
-// error of the 422 problems vane answers for input that failed binding,
-// validation or a resolver, so that messages can be reworded or
+// error of the problems vane answers bad input with (the 422 for input
+// that failed binding, validation or a resolver, and a 400 that names its
+// field, such as a duplicate JSON key), so that messages can be reworded or
 // translated (by the request's Accept-Language, say). It is given the
 // request and the field error with vane's own message, and returns the
 // message to send; returning e.Message keeps it. Field errors that a

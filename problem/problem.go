@@ -261,6 +261,9 @@ func marshal(p *Details) ([]byte, error) { return Marshal(p) }
 
 // Parse decodes a problem body as Marshal writes it: members that are not
 // standard go to Extensions, as encoding/json decodes them into an any.
+// The standard members are matched as encoding/json matches field names
+// (exactly, else ignoring case), and a member so matched is not also an
+// extension.
 func Parse(data []byte) (*Details, error) {
 	var p Details
 	if err := json.Unmarshal(data, &p); err != nil {
@@ -271,7 +274,7 @@ func Parse(data []byte) (*Details, error) {
 		return nil, err
 	}
 	for k, v := range all {
-		if !standard[k] {
+		if !standard[strings.ToLower(k)] { // encoding/json took it for a standard member
 			if p.Extensions == nil {
 				p.Extensions = map[string]any{}
 			}

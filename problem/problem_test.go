@@ -91,3 +91,10 @@ func TestWriteSendsTheProblemsHeaders(t *testing.T) {
 		t.Errorf("status %d", w.Code)
 	}
 }
+
+func TestParseTakesStandardMembersOnce(t *testing.T) {
+	p, err := Parse([]byte(`{"Type":"https://example.com/p","STATUS":404,"x":1}`))
+	if err != nil || p.Type != "https://example.com/p" || p.Status != 404 || len(p.Extensions) != 1 || p.Extensions["x"] != float64(1) {
+		t.Errorf("%+v %v", p, err)
+	}
+}
