@@ -190,3 +190,36 @@ func TestRequestFieldRegistrationErrors(t *testing.T) {
 		})
 	}
 }
+
+// bodyStamp resolves a Body from the request: on the pointer to a Body
+// value, or by a *bodyStamp Body's own type.
+type bodyStamp struct {
+	Name string `json:"name"`
+	Via  string `json:"via,omitempty"`
+}
+
+func (b *bodyStamp) Resolve(req *http.Request) []problem.FieldError {
+	b.Via = req.Header.Get("Via")
+	if b.Name == "" {
+		return []problem.FieldError{{Location: "body.name", Message: "a name is needed"}}
+	}
+	return nil
+}
+
+func TestBodyResolvers(t *testing.T) {
+	r := New()
+	Post(r, "/value", func(_ context.Context, in *struct{ Body bodyStamp }) (*bodyStamp, error) { return &in.Body, nil })
+	Post(r, "/pointer", func(_ context.Context, in *struct{ Body *bodyStamp }) (*bodyStamp, error) { return in.Body, nil })
+	for _, path := range []string{"/value", "/pointer"} {
+		t.Run(path, func(t *testing.T) {
+			w := serve(r, "POST", path, `{"name":"a"}`, "Content-Type", "application/json", "Via", "1.1 proxy")
+			if w.Code != 200 || w.Body.String() != `{"name":"a","via":"1.1 proxy"}` {
+				t.Errorf("%d %s", w.Code, w.Body)
+			}
+			w = serve(r, "POST", path, `{}`, "Content-Type", "application/json")
+			if w.Code != 422 || !strings.Contains(w.Body.String(), "a name is needed") {
+				t.Errorf("%d %s", w.Code, w.Body)
+			}
+		})
+	}
+}

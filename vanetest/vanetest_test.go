@@ -128,6 +128,23 @@ func TestDoFindsWhatTheDocumentDoesNotSay(t *testing.T) {
 	vane.Get(r, "/teapot", func(context.Context, *struct{}) (*struct{}, error) {
 		return nil, vane.Error(http.StatusTeapot, "short and stout")
 	})
+	type credit struct {
+		Balance int `json:"balance"`
+	}
+	vane.Get(r, "/orders/{n}", func(_ context.Context, in *struct {
+		N int `path:"n"`
+	}) (*struct{}, error) {
+		p := vane.ErrorForbidden("no credit").WithType("https://example.com/probs/out-of-credit")
+		if in.N == 1 {
+			return nil, p.With("balance", 30)
+		}
+		if in.N == 2 {
+			return nil, p.With("balance", "thirty")
+		}
+		return nil, vane.ErrorForbidden("another type")
+	}, func(op *vane.Op) {
+		op.Problems = []vane.ProblemType{{Status: 403, Type: "https://example.com/probs/out-of-credit", Extensions: credit{}}}
+	})
 	vane.Get(r, "/pets/{id}", func(_ context.Context, in *struct {
 		ID    int64 `path:"id" minimum:"1"`
 		Limit int   `query:"limit"`
@@ -153,6 +170,9 @@ func TestDoFindsWhatTheDocumentDoesNotSay(t *testing.T) {
 		{"undocumented media type", func(api *vanetest.API) { api.Post("/pets", `{"name":"a"}`, "X-Key: k", "Content-Type: text/plain") }, []string{"request: Content-Type text/plain is not documented"}},
 		{"parameter against its schema", func(api *vanetest.API) { api.Get("/pets/0?limit=x") }, []string{"request: path.id: 0 < minimum 1", `request: query.limit: "x" is not a number`}},
 		{"bad request allowed", func(api *vanetest.API) { api.BadRequests().Get("/pets/0?limit=x") }, nil},
+		{"documented problem type", func(api *vanetest.API) { api.Get("/orders/1") }, nil},
+		{"problem member against its type", func(api *vanetest.API) { api.Get("/orders/2") }, []string{`response 403: body.balance: expected integer, got string "thirty"`}},
+		{"problem of another type", func(api *vanetest.API) { api.Get("/orders/3") }, []string{`response 403: body.type: "about:blank" is not the const https://example.com/probs/out-of-credit`, `response 403: body: required property "balance" is missing`}},
 		{"all good", func(api *vanetest.API) { api.Post("/pets", Pet{Name: "a"}, "X-Key: k"); api.Get("/raw") }, nil},
 		{"no operation", func(api *vanetest.API) { api.Get("/nowhere") }, nil},
 	} {
