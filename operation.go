@@ -2,26 +2,21 @@ package vane
 
 import (
 	"context"
-	"encoding"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/router"
-	"github.com/vane-http/vane/schema"
 	"github.com/vane-http/vane/validate"
 )
 
@@ -50,11 +45,6 @@ type Op struct {
 	// item"}. Error statuses are documented with the problem+json schema.
 	Responses map[int]string
 
-	// Problems documents the problem types of its own the operation
-	// answers with, their extension members and headers (see
-	// ProblemType).
-	Problems []ProblemType
-
 	// Middleware wraps this operation's handler, inside the group's.
 	Middleware []func(http.Handler) http.Handler
 
@@ -65,8 +55,17 @@ type Op struct {
 	BodyLimit int64
 
 	// Codec encodes and decodes JSON; nil means the router's (see
-	// WithCodec), by default codec.JSON.
+	// Codec), by default codec.JSON.
 	Codec codec.Codec
+
+	// Heartbeat is how often an event stream (see Stream) sends a comment
+	// line while it sends nothing else: 0 means DefaultHeartbeat, a
+	// negative value none.
+	Heartbeat time.Duration
+
+	// UnknownProperties is the operation's policy for unknown members of
+	// its JSON body; zero means the router's (see UnknownProperties).
+	UnknownProperties UnknownPolicy
 
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
@@ -168,29 +167,86 @@ func BodyLimit(n int64) Option {
 	return Option{api: func(a *api) { a.bodyLimit = n }}
 }
 
-// WithCodec sets the router's JSON codec for typed operations (default
+// UnknownPolicy says what typed operations do with a member of a JSON body
+// object that the struct it is decoded into has no field for.
+type UnknownPolicy int
+
+const (
+	// IgnoreUnknown decodes the body as if the member were absent, and the
+	// document says nothing of other members. The default: a client that
+	// sends a field a newer version of the API added, or an older one
+	// removed, is served.
+	IgnoreUnknown UnknownPolicy = iota + 1
+	// RefuseUnknown answers 422 naming the member, and every schema
+	// derived from a struct says additionalProperties: false, so that a
+	// misspelt optional field is reported rather than silently dropped.
+	// It needs a codec that implements codec.ClosedDecoder, as codec.JSON
+	// does.
+	RefuseUnknown
+)
+
+// UnknownProperties sets the router's policy for unknown members of JSON
+// bodies (default IgnoreUnknown), for every typed operation of the router
+// and its groups whose Op does not set its own. The router's struct
+// schemas are published accordingly; an operation of the other policy
+// refers to variants of them ("PetClosed", "PetOpen").
+func UnknownProperties(p UnknownPolicy) Option {
+	return Option{api: func(a *api) {
+		a.unknown = p
+		a.schemas.SetClosed(p == RefuseUnknown)
+	}}
+}
+
+// Encode adds a media type that typed operations can answer a body with,
+// encoded by c, after JSON (the default) and the encodings added before:
+// a request's Accept chooses among them (406 Not Acceptable when it
+// accepts none), and the document lists each. Package
+// github.com/vane-http/vane/codec/cbor, a module of its own, has one for
+// application/cbor.
+func Encode(mediaType string, c codec.Codec) Option {
+	return Option{api: func(a *api) { a.encoders = append(a.encoders, respond.Encoder{MediaType: mediaType, Codec: c}) }}
+}
+
+// Codec sets the router's JSON codec for typed operations (default
 // codec.JSON). An Op's Codec overrides it.
-func WithCodec(c codec.Codec) Option {
+func Codec(c codec.Codec) Option {
 	return Option{api: func(a *api) { a.codec = c }}
 }
+
+// Resolver is implemented by inputs that compute or check fields from the
+// request beyond their parameters and body: a tenant from the Host, the
+// client's address, a value from a header with rules of its own. Resolve
+// is called with the request after the input was bound and its tag rules
+// (and its Validate method, for a validate.Checker) passed, before the
+// handler; the failures it returns are answered as one 422 problem, like
+// validation failures, and the handler does not run. An input that needs
+// only to read the request can hold an untagged *http.Request field
+// instead, which gets the request.
+type Resolver interface {
+	Resolve(req *http.Request) []problem.FieldError
+}
+
+var resolverType = reflect.TypeFor[Resolver]()
 
 // defaultBodyLimit is the body limit of typed operations when none is set.
 const defaultBodyLimit = bind.DefaultBodyLimit
 
 // typedHandler serves one typed operation.
 type typedHandler[I, O any] struct {
-	fn        func(context.Context, *I) (*O, error)
-	binder    *bind.Binder
-	validator *validate.Validator
-	out       *output
-	codec     codec.Codec
-	status    int
-	desc      *operation.Description
-	pathNames []string // the pattern's parameter names, in order
-	noRules   bool     // the validator checks nothing
-	hasBody   bool     // the input has a Body field
-	errs      *errorConfig
-	resolves  bool // the input has resolvers (bind.Resolver)
+	fn         func(context.Context, *I) (*O, error)
+	binder     *bind.Binder
+	validator  *validate.Validator
+	out        *respond.Output
+	enc        *respond.Encoders // the response encodings, JSON first
+	status     int
+	desc       *operation.Description
+	pathNames  []string                                               // the pattern's parameter names, in order
+	noRules    bool                                                   // the validator checks nothing
+	hook       func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
+	resolver   bool                                                   // *I is a Resolver
+	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
+	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
+	hasBody    bool                                                   // the input has a Body field
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -213,13 +269,19 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if limit == 0 {
 		limit = set.bodyLimit
 	}
+	policy := op.UnknownProperties
+	if policy == 0 {
+		policy = set.unknown
+	}
+	refuse := policy == RefuseUnknown
 	b, err := bind.Compile(inT, bind.Config{
 		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.schemas,
+		RefuseUnknown: refuse,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := validate.Input(inT, set.schemas)
+	v, err := validate.InputFor(inT, set.schemas, refuse)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 	}
@@ -229,7 +291,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			return nil, nil, fmt.Errorf("%s %s: %v: a default breaks its own rules: %s", op.Method, full, inT, errs[0].Error())
 		}
 	}
-	out, err := compileOutput(outT, set.schemas)
+	out, err := respond.Compile(outT, set.schemas)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
 	}
@@ -247,64 +309,23 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
 	}
-	d.Responses, err = responses(d, op, out, set.schemas)
+	documented := op.Responses
+	if precond := hasConditional(inT); precond {
+		documented = maps.Clone(op.Responses)
+		if documented == nil {
+			documented = map[int]string{}
+		}
+		if _, ok := documented[http.StatusPreconditionFailed]; !ok {
+			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
+		}
+	}
+	enc := respond.NewEncoders(c, set.encoders...)
+	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, codec: c, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, errs: &set.errors, resolves: b.Resolves()}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType)}
 	return th, d, nil
-}
-
-// responses documents the success response, the Op's extra responses and
-// the errors vane itself may answer with.
-func responses(d *operation.Description, op *Op, out *output, reg *schema.Registry) ([]operation.Response, error) {
-	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
-	if err != nil {
-		return nil, err
-	}
-	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
-	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: out.headerDocs}
-	if out.bodySchema != nil && !noBody(d.Status) {
-		success.Content = []operation.Content{{MediaType: out.mediaType, Schema: out.bodySchema}}
-	}
-	list := []operation.Response{success}
-	add := func(status int, desc string) {
-		for i := range list {
-			if list[i].Status == status {
-				if desc != "" {
-					list[i].Description = desc
-				}
-				return
-			}
-		}
-		if desc == "" {
-			desc = http.StatusText(status)
-		}
-		r := operation.Response{Status: status, Description: desc}
-		if status >= 400 {
-			r.Content = probContent
-		}
-		list = append(list, r)
-	}
-	for status, desc := range op.Responses {
-		add(status, desc)
-	}
-	if out.empty {
-		// A nil output is answered 204, and an output that can only be
-		// {} is usually returned nil: document both answers.
-		add(http.StatusNoContent, "")
-	}
-	if d.RequestBody != nil {
-		add(http.StatusBadRequest, "")
-		add(http.StatusRequestEntityTooLarge, "")
-		add(http.StatusUnsupportedMediaType, "")
-	}
-	if d.RequestBody != nil || len(d.Parameters) > 0 {
-		add(http.StatusUnprocessableEntity, "")
-	}
-	add(http.StatusInternalServerError, "")
-	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
-	return documentProblems(list, op.Problems, reg)
 }
 
 func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -331,39 +352,59 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			} else {
 				errs = h.validator.CheckParams(in, st.Present)
 			}
-			if h.resolves {
-				errs = append(errs, h.binder.Resolve(req, in)...)
-			}
-			prob.Errors = mergeErrors(prob.Errors, errs)
+			prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
 		}
 		st.Release()
-		h.errs.request(w, req, prob)
+		h.fail(w, req, prob)
 		return
 	}
 	var errs []problem.FieldError
-	if h.resolves {
-		errs = h.binder.Resolve(req, in)
-	}
 	if !h.noRules {
-		errs = append(errs, h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)...)
+		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
+	if errs == nil && h.resolver {
+		errs = any(in).(Resolver).Resolve(req)
+	}
 	if errs != nil {
-		h.errs.request(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
+		return
+	}
+	if h.stream != nil {
+		h.stream(w, req, in)
+		return
+	}
+	if h.negotiated && !h.enc.Acceptable(req) {
+		// Before the handler: a refused request must not have changed anything.
+		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
-		h.errs.handler(w, req, h.desc, err)
+		h.fail(w, req, problemOf(req, h.desc, err))
 		return
 	}
 	if out == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.out.write(w, unsafe.Pointer(out), h.status, h.codec); err != nil {
-		h.errs.handler(w, req, h.desc, err)
+	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {
+		if err == respond.ErrNotAcceptable {
+			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		}
+		h.fail(w, req, problemOf(req, h.desc, err))
 	}
+}
+
+// fail writes the problem p, through the router's ErrorHook if it has one.
+func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
+	if h.hook != nil {
+		if q := h.hook(req, p); q != nil {
+			p = q
+		}
+	}
+	problem.Write(w, p)
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {
@@ -380,304 +421,6 @@ func mergeErrors(first, more []problem.FieldError) []problem.FieldError {
 		}
 	}
 	return first
-}
-
-// output writes one output type, compiled from its fields.
-type output struct {
-	typ        reflect.Type
-	headers    []outHeader
-	statusOff  uintptr
-	hasStatus  bool
-	bodyOff    uintptr
-	bodyType   reflect.Type // nil: no body at all
-	bodyKind   int
-	mediaType  string
-	bodySchema *schema.Schema
-	headerDocs []operation.Header
-	ctHeader   bool // a header field sets Content-Type
-	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
-}
-
-const (
-	outJSON = iota
-	outBytes
-	outReader
-)
-
-type outHeader struct {
-	name   string // canonical
-	offset uintptr
-	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
-	multi  bool                                  // a []string: one header line per element
-}
-
-var (
-	jsonContentType   = []string{"application/json"}
-	octetContentType  = []string{"application/octet-stream"}
-	nosniff           = []string{"nosniff"}
-	timeType          = reflect.TypeFor[time.Time]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	stringerType      = reflect.TypeFor[fmt.Stringer]()
-	readerType        = reflect.TypeFor[io.Reader]()
-	bytesType         = reflect.TypeFor[[]byte]()
-)
-
-func compileOutput(t reflect.Type, reg *schema.Registry) (*output, error) {
-	o, err := compileOutputFields(t, reg)
-	if err != nil {
-		return nil, err
-	}
-	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
-	return o, nil
-}
-
-// isEmptyStruct reports whether t (or what it points to) is a struct whose
-// JSON is always {}: no properties and no marshalling of its own.
-func isEmptyStruct(t reflect.Type) bool {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct || len(schema.Fields(t)) > 0 {
-		return false
-	}
-	p := reflect.PointerTo(t)
-	return !p.Implements(jsonMarshalerType) && !p.Implements(textMarshalerType)
-}
-
-func compileOutputFields(t reflect.Type, reg *schema.Registry) (*output, error) {
-	o := &output{typ: t, mediaType: "application/json"}
-	if t.Kind() != reflect.Struct {
-		return o, o.setBody(t, 0, reg)
-	}
-	if f, ok := t.FieldByName("Body"); !ok || len(f.Index) != 1 {
-		return o, o.setBody(t, 0, reg)
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		switch {
-		case f.Name == "Body":
-			if err := o.setBody(f.Type, f.Offset, reg); err != nil {
-				return nil, err
-			}
-			if doc := f.Tag.Get("doc"); doc != "" && o.bodySchema != nil && o.bodySchema.Ref == "" {
-				o.bodySchema.Description = doc
-			}
-		case f.Name == "Status" && f.Tag.Get("header") == "":
-			if f.Type.Kind() != reflect.Int {
-				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
-			}
-			o.statusOff, o.hasStatus = f.Offset, true
-		default:
-			name, ok := f.Tag.Lookup("header")
-			if !ok {
-				continue
-			}
-			h, err := headerWriter(f)
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %v", f.Name, err)
-			}
-			h.name = http.CanonicalHeaderKey(name)
-			o.headers = append(o.headers, h)
-			o.ctHeader = o.ctHeader || h.name == "Content-Type"
-			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %v", f.Name, err)
-			}
-			if f.Type == timeType || f.Type == reflect.PointerTo(timeType) {
-				hs = &schema.Schema{Type: schema.TypeString, Description: hs.Description, Examples: []any{"Wed, 21 Oct 2015 07:28:00 GMT"}}
-			}
-			o.headerDocs = append(o.headerDocs, operation.Header{Name: h.name, Description: f.Tag.Get("doc"), Schema: hs, Field: f.Name})
-		}
-	}
-	return o, nil
-}
-
-func (o *output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) error {
-	o.bodyType, o.bodyOff = t, off
-	switch {
-	case t == bytesType:
-		o.bodyKind, o.mediaType = outBytes, "application/octet-stream"
-		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
-		return nil
-	case t.Kind() == reflect.Interface && t.Implements(readerType):
-		o.bodyKind, o.mediaType = outReader, "application/octet-stream"
-		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
-		return nil
-	}
-	s, err := reg.Schema(t)
-	if err != nil {
-		return err
-	}
-	o.bodySchema = s
-	return nil
-}
-
-func headerWriter(f reflect.StructField) (outHeader, error) {
-	h := outHeader{offset: f.Offset}
-	t := f.Type
-	if t.Kind() == reflect.Pointer {
-		// A nil pointer sends no header; otherwise the value's.
-		ef := f
-		ef.Type, ef.Offset = t.Elem(), 0
-		elem, err := headerWriter(ef)
-		if err != nil || elem.multi {
-			return h, fmt.Errorf("type %v cannot be a response header", t)
-		}
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			q := *(*unsafe.Pointer)(p)
-			if q == nil {
-				return "", false
-			}
-			return elem.format(q)
-		}
-		return h, nil
-	}
-	switch {
-	case t == timeType:
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			tm := *(*time.Time)(p)
-			if tm.IsZero() {
-				return "", false
-			}
-			return tm.UTC().Format(http.TimeFormat), true
-		}
-	case t.Kind() == reflect.String:
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			s := *(*string)(p)
-			return s, s != ""
-		}
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
-		h.multi = true
-	case t.Implements(textMarshalerType) || t.Implements(stringerType):
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			v := reflect.NewAt(t, p).Elem()
-			if v.IsZero() {
-				return "", false
-			}
-			if m, ok := v.Interface().(encoding.TextMarshaler); ok {
-				b, err := m.MarshalText()
-				return string(b), err == nil
-			}
-			return v.Interface().(fmt.Stringer).String(), true
-		}
-	default:
-		switch t.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			k := t.Kind()
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				var v int64
-				switch k {
-				case reflect.Int:
-					v = int64(*(*int)(p))
-				case reflect.Int8:
-					v = int64(*(*int8)(p))
-				case reflect.Int16:
-					v = int64(*(*int16)(p))
-				case reflect.Int32:
-					v = int64(*(*int32)(p))
-				default:
-					v = *(*int64)(p)
-				}
-				return strconv.FormatInt(v, 10), true
-			}
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatUint(reflect.NewAt(t, p).Elem().Uint(), 10), true
-			}
-		case reflect.Bool:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatBool(*(*bool)(p)), true
-			}
-		case reflect.Float32, reflect.Float64:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatFloat(reflect.NewAt(t, p).Elem().Float(), 'g', -1, 64), true
-			}
-		default:
-			return h, fmt.Errorf("type %v cannot be a response header", t)
-		}
-	}
-	return h, nil
-}
-
-// write sends the output at p: headers, status, body. It fails only when
-// the body cannot be encoded, before anything is sent.
-func (o *output) write(w http.ResponseWriter, p unsafe.Pointer, status int, c codec.Codec) error {
-	hdr := w.Header()
-	if len(o.headers) > 0 {
-		// One allocation holds every single-valued header's value slice.
-		vals := make([]string, len(o.headers))
-		for i := range o.headers {
-			h := &o.headers[i]
-			fp := unsafe.Add(p, h.offset)
-			if h.multi {
-				if list := *(*[]string)(fp); len(list) > 0 {
-					hdr[h.name] = list
-				}
-				continue
-			}
-			if v, ok := h.format(fp); ok {
-				vals[i] = v
-				hdr[h.name] = vals[i : i+1 : i+1]
-			}
-		}
-	}
-	if o.hasStatus {
-		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
-			status = s
-		}
-	}
-	if noBody(status) {
-		// 204, 205 and 304 carry no body, whatever the output holds.
-		w.WriteHeader(status)
-		return nil
-	}
-	bp := unsafe.Add(p, o.bodyOff)
-	switch o.bodyKind {
-	case outBytes:
-		b := *(*[]byte)(bp)
-		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
-		}
-		hdr["X-Content-Type-Options"] = nosniff
-		w.WriteHeader(status)
-		w.Write(b) //nolint:errcheck // a failed write means the client went away
-		return nil
-	case outReader:
-		r := *(*io.Reader)(bp)
-		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
-		}
-		hdr["X-Content-Type-Options"] = nosniff
-		w.WriteHeader(status)
-		if r == nil {
-			return nil
-		}
-		if rc, ok := r.(io.Closer); ok {
-			defer rc.Close()
-		}
-		io.Copy(w, r) //nolint:errcheck // a failed write means the client went away
-		return nil
-	}
-	body, err := c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
-	if err != nil {
-		for i := range o.headers {
-			delete(hdr, o.headers[i].name)
-		}
-		return fmt.Errorf("encoding the response body: %w", err)
-	}
-	hdr["Content-Type"] = jsonContentType
-	w.WriteHeader(status)
-	w.Write(body) //nolint:errcheck // a failed write means the client went away
-	return nil
-}
-
-// noBody reports the statuses whose responses have no body.
-func noBody(status int) bool {
-	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
 
 // logHandlerError logs an error a client does not see.

@@ -39,7 +39,7 @@ func ExampleRegister() {
 	vane.Register(r, vane.Op{Method: http.MethodGet, Path: "/items/{id}", ID: "getItem", Summary: "Get an item"},
 		func(ctx context.Context, in *GetItem) (*Item, error) {
 			if in.ID != 1 {
-				return nil, vane.ErrorNotFound("no item with that ID")
+				return nil, vane.NotFound("no item with that ID")
 			}
 			return &Item{ID: 1, Name: "lamp", Price: 12.5}, nil
 		})

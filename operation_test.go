@@ -344,7 +344,7 @@ func TestGroupsMiddlewareAndDescription(t *testing.T) {
 	for _, resp := range d.Responses {
 		statuses = append(statuses, resp.Status)
 	}
-	if got := strings.Trim(strings.Join(strings.Fields(strings.Trim(strings.Replace(fmtInts(statuses), ",", " ", -1), "[]")), ","), ","); got != "200,404,422,500" {
+	if got := strings.Trim(strings.Join(strings.Fields(strings.Trim(strings.Replace(fmtInts(statuses), ",", " ", -1), "[]")), ","), ","); got != "200,404,406,422,500" {
 		t.Errorf("responses %v", statuses)
 	}
 	if d.Response(404).Description != "no such item" || d.Response(404).Content[0].MediaType != problem.ContentType {

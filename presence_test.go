@@ -117,7 +117,7 @@ func TestJSONNullOnlyWhereNullable(t *testing.T) {
 		{`{"count":2,"ptr":0,"note":"x","tags":["a"],"meta":{"a":1},"item":{"n":1},"items":[{"n":1}],"any":1}`, ""},
 		{`{"note":null,"any":null,"extra":null}`, ""},
 		{`{"count":null}`, "body.count: expected integer, not null"},
-		{`{"COUNT":null}`, "body.count: expected integer, not null"},
+		{`{"COUNT":null}`, ""}, // keys match exactly: COUNT is not count, and is ignored
 		{`{"ptr":null}`, "body.ptr: expected integer, not null"},
 		{`{"tags":null}`, "body.tags: expected array, not null"},
 		{`{"tags":["a",null]}`, "body.tags[1]: expected string, not null"},
@@ -218,7 +218,7 @@ func TestJSONZeroValuesSentAreValidated(t *testing.T) {
 			Nested *leaf    `json:"nested,omitempty"`
 			Items  []leaf   `json:"items,omitempty"`
 			Ptrs   []*leaf  `json:"ptrs,omitempty"`
-			Fixed  [2]leaf  `json:"fixed"`
+			Fixed  [3]leaf  `json:"fixed"`
 			Groups []group  `json:"groups,omitempty"`
 		}
 	}
@@ -228,24 +228,24 @@ func TestJSONZeroValuesSentAreValidated(t *testing.T) {
 		body string
 		want string // "" for 200, else the failures' locations in order
 	}{
-		{`{"fixed":[]}`, ""},
-		{`{"count":1,"name":"ab","on":true,"tags":["a"],"ratio":0.5,"level":2,"fixed":[]}`, ""},
-		{`{"nested":{"sku":"a"},"items":[{"sku":"a"},{"sku":"b","count":3}],"fixed":[{"sku":"a"}]}`, ""},
-		{`{"count":0,"fixed":[]}`, "body.count"},
-		{`{"COUNT":0,"fixed":[]}`, "body.count"},
-		{`{"count":null,"fixed":[]}`, "body.count"}, // reported once, as a null
-		{`{"name":"","fixed":[]}`, "body.name"},
-		{`{"on":false,"fixed":[]}`, "body.on"},
-		{`{"tags":[],"fixed":[]}`, "body.tags"},
-		{`{"ratio":0.0,"fixed":[]}`, "body.ratio"},
-		{`{"level":0,"fixed":[]}`, "body.level"},
-		{`{"count":0,"name":"","on":false,"fixed":[]}`, "body.count body.name body.on"},
-		{`{"nested":{"sku":"a","count":0},"fixed":[]}`, "body.nested.count"},
-		{`{"items":[{"sku":"a","count":1},{"sku":"b"},{"sku":"c","count":0}],"fixed":[]}`, "body.items[2].count"},
-		{`{"ptrs":[{"sku":"a","count":2},{"sku":"b","count":0}],"fixed":[]}`, "body.ptrs[1].count"},
-		{`{"fixed":[{"sku":"a"},{"sku":"b","count":0},{"sku":"c","count":0}]}`, "body.fixed[1].count"},
-		{`{"groups":[{"items":[{"sku":"a"}]},{"items":[{"sku":"a","count":0}]}],"fixed":[]}`, "body.groups[1].items[0].count"},
-		{`{"groups":[{"items":[]}],"fixed":[]}`, ""},
+		{`{"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, ""},
+		{`{"count":1,"name":"ab","on":true,"tags":["a"],"ratio":0.5,"level":2,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, ""},
+		{`{"nested":{"sku":"a"},"items":[{"sku":"a"},{"sku":"b","count":3}],"fixed":[{"sku":"a"},{"sku":"b"},{"sku":"c"}]}`, ""},
+		{`{"count":0,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.count"},
+		{`{"COUNT":0,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, ""},              // keys match exactly: COUNT is not count, and is ignored
+		{`{"count":null,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.count"}, // reported once, as a null
+		{`{"name":"","fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.name"},
+		{`{"on":false,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.on"},
+		{`{"tags":[],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.tags"},
+		{`{"ratio":0.0,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.ratio"},
+		{`{"level":0,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.level"},
+		{`{"count":0,"name":"","on":false,"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.count body.name body.on"},
+		{`{"nested":{"sku":"a","count":0},"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.nested.count"},
+		{`{"items":[{"sku":"a","count":1},{"sku":"b"},{"sku":"c","count":0}],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.items[2].count"},
+		{`{"ptrs":[{"sku":"a","count":2},{"sku":"b","count":0}],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.ptrs[1].count"},
+		{`{"fixed":[{"sku":"a"},{"sku":"b","count":0},{"sku":"c","count":0}]}`, "body.fixed[1].count body.fixed[2].count"},
+		{`{"groups":[{"items":[{"sku":"a"}]},{"items":[{"sku":"a","count":0}]}],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, "body.groups[1].items[0].count"},
+		{`{"groups":[{"items":[]}],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, ""},
 	}
 	for _, tc := range cases {
 		w := serve(r, "POST", "/z", tc.body, "Content-Type", "application/json")

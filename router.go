@@ -6,6 +6,8 @@ import (
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/router"
 	"github.com/vane-http/vane/schema"
 )
@@ -29,13 +31,14 @@ type api struct {
 	schemas   *schema.Registry
 	bodyLimit int64
 	codec     codec.Codec
-	errors    errorConfig // OnError, ValidationMessages
+	unknown   UnknownPolicy
+	encoders  []respond.Encoder // response encodings beside JSON (Encode)
+	errorHook func(*http.Request, *problem.Details) *problem.Details
 }
 
 // An Option configures a Router made by New: the router's own settings
 // (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, WithCodec, OnError,
-// ValidationMessages).
+// and those of its typed operations (BodyLimit, Codec, UnknownProperties).
 type Option struct {
 	router router.Option
 	api    func(*api)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -216,6 +215,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	h = s.closeWhileDraining(h)
 
+	stopStreams := make(chan struct{})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: limitOf(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
@@ -226,8 +226,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		// Handlers keep ctx's values but not its cancellation: a shutdown
 		// lets the requests in flight finish.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(context.WithoutCancel(ctx), shutdownKey{}, (<-chan struct{})(stopStreams))
+		},
 	}
+	srv.RegisterOnShutdown(func() { close(stopStreams) }) // event streams end when shutdown begins
 	if srv.MaxHeaderBytes == 0 {
 		srv.MaxHeaderBytes = 1 << 30 // "no limit"; net/http treats 0 as its default
 	}
@@ -317,12 +320,9 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 }
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Connection", "close") // the unread body is not drained
-	w.WriteHeader(http.StatusRequestEntityTooLarge)
-	io.WriteString(w, `{"type":"about:blank","title":"Request Entity Too Large","status":413,`+
-		`"detail":"The request body is larger than the limit of `+strconv.FormatInt(limit, 10)+` bytes."}`+"\n")
+	w.Header().Set("Connection", "close") // the unread body is not drained
+	problem.Write(w, problem.New(http.StatusRequestEntityTooLarge,
+		"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 }
 
 // limitOf returns v, or def when v is zero, or 0 (no limit) when v < 0.

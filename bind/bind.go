@@ -48,9 +48,9 @@
 //   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
 //     name and value.
 //
-// A field of type Request, with no tag, is set to the request; a field
-// (or the input) whose type is a Resolver computes or checks values from
-// the request after binding (see Resolve).
+// An untagged field of type *http.Request gets the request itself, for
+// what a handler needs beyond the parameters: the client's address
+// (RemoteAddr, as middleware.RealIP leaves it), the Host, TLS.
 //
 // Anything else (a path slice, a cookie slice, a nested deepObject, an
 // http.Cookie outside a cookie) is refused by Compile with a message that
@@ -124,27 +124,31 @@ type Config struct {
 	MultipartMemory int64
 
 	Registry *schema.Registry // receives the named schemas; nil: a private one
+
+	// RefuseUnknown refuses a JSON body member that the struct it is
+	// decoded into has no field for, with a 422 naming it, as the
+	// additionalProperties: false of a closed Registry documents. The
+	// codec must implement codec.ClosedDecoder.
+	RefuseUnknown bool
 }
 
 // Binder binds requests to one input type.
 type Binder struct {
-	typ         reflect.Type
-	ptrType     reflect.Type // *typ, what Bind is given
-	path        []param      // in PathParams order
-	query       []param
-	header      []param
-	cookie      []param
-	body        *bodyBinder
-	limit       int64
-	multipart   int64 // multipart memory
-	codec       codec.Codec
-	requests    []uintptr  // offsets of the Request fields
-	resolvers   []resolver // the fields that are Resolvers
-	resolveSelf bool       // *typ is a Resolver
+	typ       reflect.Type
+	ptrType   reflect.Type // *typ, what Bind is given
+	path      []param      // in PathParams order
+	query     []param
+	header    []param
+	cookie    []param
+	body      *bodyBinder
+	limit     int64
+	multipart int64 // multipart memory
+	codec     codec.Codec
 
 	// Parameters and RequestBody describe the input for OpenAPI.
 	Parameters  []operation.Parameter
 	RequestBody *operation.RequestBody
+	requests    []uintptr // offsets of *http.Request fields: the request itself
 }
 
 // param is one compiled parameter or form field.
@@ -238,6 +242,7 @@ var (
 	readerType      = reflect.TypeFor[io.Reader]()
 	readCloserType  = reflect.TypeFor[io.ReadCloser]()
 	bytesType       = reflect.TypeFor[[]byte]()
+	requestType     = reflect.TypeFor[*http.Request]()
 	cookieType      = reflect.TypeFor[http.Cookie]()
 	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
 )
@@ -272,7 +277,6 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 	errf := func(f reflect.StructField, format string, args ...any) error {
 		return fmt.Errorf("bind: %v.%s (%s %s): %s", t, f.Name, cfg.Method, cfg.Pattern, fmt.Sprintf(format, args...))
 	}
-	b.resolveSelf = b.ptrType.Implements(resolverType)
 	seenPath := make([]bool, len(cfg.PathParams))
 	nparam := 0
 	for _, f := range operation.InputFields(t) {
@@ -280,9 +284,8 @@ func Compile(t reflect.Type, cfg Config) (*Binder, error) {
 			continue
 		}
 		in, name, _ := operation.Source(f.Tag)
-		if isReq, err := b.compileSpecial(f, in); err != nil {
-			return nil, errf(f, "%v", err)
-		} else if isReq {
+		if in == "" && f.Type == requestType {
+			b.requests = append(b.requests, f.Offset)
 			continue
 		}
 		if in == "" {
@@ -570,10 +573,10 @@ func ptrTo[T any](v T) *T { return &v }
 // handler has returned.
 func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State) *problem.Details {
 	base := b.base(ptr, "Bind")
-	var errs []problem.FieldError
 	for _, off := range b.requests {
-		*(*Request)(unsafe.Add(base, off)) = Request{req}
+		*(**http.Request)(unsafe.Add(base, off)) = req
 	}
+	var errs []problem.FieldError
 	for i := range b.path {
 		p := &b.path[i]
 		if i >= len(pathValues) {

@@ -29,11 +29,13 @@ const (
 type bodyBinder struct {
 	kind      int
 	offset    uintptr
-	typ       reflect.Type // the Body field's type
-	required  bool         // a non-pointer Body: an empty body is an error
-	form      []param      // bodyForm: the form fields (values and files)
-	multipart bool         // bodyForm: some field is a file, so only multipart/form-data
-	accept    string       // the accepted media types, for 415 messages
+	typ       reflect.Type        // the Body field's type
+	required  bool                // a non-pointer Body: an empty body is an error
+	form      []param             // bodyForm: the form fields (values and files)
+	multipart bool                // bodyForm: some field is a file, so only multipart/form-data
+	accept    string              // the accepted media types, for 415 messages
+	defaults  *bodyDefaults       // bodyJSON: the defaults of properties not sent; nil when none
+	closed    codec.ClosedDecoder // bodyJSON with RefuseUnknown: decodes refusing unknown members
 }
 
 func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.RequestBody, error) {
@@ -116,7 +118,18 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 		if err := schema.Apply(sch, t, f.Tag); err != nil {
 			return nil, nil, err
 		}
+		sch = cfg.Registry.Variant(sch, cfg.RefuseUnknown)
 		rb.Content = []operation.Content{{MediaType: "application/json", Schema: sch}}
+		if bb.defaults, err = compileDefaults(t, cfg.Registry); err != nil {
+			return nil, nil, err
+		}
+		if cfg.RefuseUnknown {
+			cd, ok := cfg.Codec.(codec.ClosedDecoder)
+			if !ok {
+				return nil, nil, fmt.Errorf("unknown properties are refused, but codec %T cannot refuse them (it is no codec.ClosedDecoder): use codec.JSON, or let unknown properties be ignored", cfg.Codec)
+			}
+			bb.closed = cd
+		}
 	}
 	rb.Required = bb.required
 	return bb, rb, nil
@@ -160,8 +173,19 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 		*(*[]byte)(dst) = append([]byte(nil), data...) // the handler may keep it; the buffer is pooled
 		return nil
 	}
-	if err := b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface()); err != nil {
+	var err error
+	if bb.closed != nil {
+		err = bb.closed.UnmarshalClosed(data, reflect.NewAt(bb.typ, dst).Interface())
+	} else {
+		err = b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface())
+	}
+	if err != nil {
 		return decodeProblem(err)
+	}
+	if bb.defaults != nil {
+		if err := bb.defaults.apply(data, reflect.NewAt(bb.typ, dst).Elem()); err != nil {
+			return decodeProblem(err)
+		}
 	}
 	st.RawJSON = data
 	return nil
@@ -202,6 +226,11 @@ func decodeProblem(err error) *problem.Details {
 		return problem.New(http.StatusBadRequest,
 			fmt.Sprintf("malformed JSON at byte offset %d: duplicate key %q", dup.Offset, dup.Key),
 			problem.FieldError{Location: bodyLocation(dup.Path), Message: "duplicate key", Value: dup.Key})
+	}
+	var unknown *codec.UnknownPropertyError
+	if errors.As(err, &unknown) {
+		return problem.New(http.StatusUnprocessableEntity, "validation failed",
+			problem.FieldError{Location: bodyLocation(unknown.Path), Message: "unknown property", Value: unknown.Key})
 	}
 	if te, ok := codec.AsTypeError(err); ok {
 		fe := problem.FieldError{Location: bodyLocation(te.Path), Message: te.Message}

@@ -224,6 +224,35 @@ func TestQueryStylesEndToEnd(t *testing.T) {
 	}
 }
 
+type requiredIn struct {
+	Body struct {
+		Name string `json:"name"`
+	}
+}
+
+// A key differing in case does not satisfy a required property: the
+// validator's scan of the raw body matches keys as exactly as the decoder.
+func TestRequiredKeyMatchesExactly(t *testing.T) {
+	r := vane.New()
+	vane.Post(r, "/s", func(ctx context.Context, in *requiredIn) (*struct{ Body string }, error) {
+		return &struct{ Body string }{Body: in.Body.Name}, nil
+	})
+	for body, want := range map[string]int{`{"NAME":"a"}`: 422, `{"Name":"a"}`: 422, `{"name":"a"}`: 200} {
+		t.Run(body, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/s", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != want {
+				t.Fatalf("%s: %d %s, want %d", body, w.Code, w.Body, want)
+			}
+			if want == 422 && !strings.Contains(w.Body.String(), `"location":"body.name","message":"required property is missing"`) {
+				t.Errorf("%s: %s", body, w.Body)
+			}
+		})
+	}
+}
+
 type strictIn struct {
 	Body struct {
 		Name string `json:"name,omitempty"`

@@ -74,6 +74,28 @@ func (e *SyntaxError) Error() string {
 	return "at byte offset " + strconv.FormatInt(e.Offset, 10) + " (in " + e.Path + "): " + e.Msg
 }
 
+// ClosedDecoder is implemented by codecs that can refuse what a struct has
+// no field for. UnmarshalClosed is Unmarshal, except that a member of a
+// JSON object decoded into a Go struct that names no field of it fails
+// with *UnknownPropertyError. Members of objects decoded into maps or into
+// types with their own UnmarshalJSON are not affected. [JSON] implements
+// it; vane's routers need it to refuse unknown properties.
+type ClosedDecoder interface {
+	UnmarshalClosed(data []byte, v any) error
+}
+
+// UnknownPropertyError is an object member that the struct it is decoded
+// into has no field for.
+type UnknownPropertyError struct {
+	Key    string // the member's name, unescaped
+	Path   string // its location: items[2].nmae
+	Offset int64  // the byte offset of the member
+}
+
+func (e *UnknownPropertyError) Error() string {
+	return "unknown property " + strconv.Quote(e.Key) + " at " + e.Path + " (byte offset " + strconv.FormatInt(e.Offset, 10) + ")"
+}
+
 // DuplicateKeyError is an object that has the same key twice.
 type DuplicateKeyError struct {
 	Key    string // the key, unescaped

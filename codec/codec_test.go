@@ -325,3 +325,39 @@ func TestGreetingBodyDecodesWithOneAllocation(t *testing.T) {
 		t.Errorf("%v allocations, want at most 1", n)
 	}
 }
+
+func TestUnmarshalClosed(t *testing.T) {
+	type line struct {
+		Name string `json:"name"`
+	}
+	type order struct {
+		ID    int               `json:"id"`
+		Lines []line            `json:"lines"`
+		Meta  map[string]string `json:"meta"`
+	}
+	cd := JSON.(ClosedDecoder)
+	cases := []struct{ in, path, key string }{
+		{`{"id":1,"lines":[{"name":"a"}],"meta":{"any":"x"}}`, "", ""},
+		{`{"id":1,"ID":2}`, "ID", "ID"},
+		{`{"id":1,"lines":[{"name":"a"},{"nmae":"b"}]}`, "lines[1].nmae", "nmae"},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			var o order
+			err := cd.UnmarshalClosed([]byte(c.in), &o)
+			if c.key == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := JSON.Unmarshal([]byte(`{"id":1,"extra":2}`), &o); err != nil {
+					t.Errorf("Unmarshal refused an unknown member: %v", err)
+				}
+				return
+			}
+			var u *UnknownPropertyError
+			if !errors.As(err, &u) || u.Key != c.key || u.Path != c.path {
+				t.Fatalf("%v (%T), want unknown property %s at %s", err, err, c.key, c.path)
+			}
+		})
+	}
+}

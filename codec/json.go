@@ -18,8 +18,11 @@ import (
 var (
 	// strictText is encoding/json's semantics for Go types (DefaultOptionsV1)
 	// with encoding/json/v2's defaults for the text: names matched exactly,
-	// duplicate names and invalid UTF-8 refused.
+	// duplicate names and invalid UTF-8 refused, and a Go array read only
+	// from a JSON array of its length (as its schema's minItems and
+	// maxItems say).
 	strictText = gojsonv2.JoinOptions(gojson.DefaultOptionsV1(),
+		gojson.UnmarshalArrayFromAnyLength(false),
 		gojsonv2.MatchCaseInsensitiveNames(false),
 		gojsontext.AllowDuplicateNames(false),
 		gojsontext.AllowInvalidUTF8(false))
@@ -31,6 +34,11 @@ var (
 	// string option where it does not apply); Unmarshal then asks
 	// strictText, which has encoding/json's semantics there too.
 	strictFast = gojsonv2.JoinOptions(strictText, gojson.ReportErrorsWithLegacySemantics(false))
+
+	// closedText and closedFast are strictText and strictFast refusing
+	// object members a struct has no field for.
+	closedText = gojsonv2.JoinOptions(strictText, gojsonv2.RejectUnknownMembers(true))
+	closedFast = gojsonv2.JoinOptions(strictFast, gojsonv2.RejectUnknownMembers(true))
 )
 
 // strictJSON decodes with strictFast, and encodes with goccy/go-json,
@@ -58,13 +66,23 @@ func (strictJSON) Marshal(v any) (b []byte, err error) {
 // first failure is returned, converted to this package's errors with its
 // location.
 func (strictJSON) Unmarshal(data []byte, v any) error {
-	err := decode(data, v, strictFast)
+	return unmarshal(data, v, strictFast, strictText)
+}
+
+// UnmarshalClosed is Unmarshal refusing, with *UnknownPropertyError, an
+// object member that the struct it is decoded into has no field for.
+func (strictJSON) UnmarshalClosed(data []byte, v any) error {
+	return unmarshal(data, v, closedFast, closedText)
+}
+
+func unmarshal(data []byte, v any, fast, text gojsonv2.Options) error {
+	err := decode(data, v, fast)
 	if err == nil {
 		return nil
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		fresh := reflect.New(rv.Type().Elem())
-		if decode(data, fresh.Interface(), strictText) == nil {
+		if decode(data, fresh.Interface(), text) == nil {
 			rv.Elem().Set(fresh.Elem())
 			return nil
 		}
@@ -89,6 +107,9 @@ func decode(data []byte, v any, opts gojsonv2.Options) (err error) {
 // *TypeError, with the location its JSON pointer names.
 func convert(data []byte, err error) error {
 	var se *gojsonv2.SemanticError
+	if errors.As(err, &se) && errors.Is(se.Err, gojsonv2.ErrUnknownName) {
+		return &UnknownPropertyError{Key: clip(se.JSONPointer.LastToken()), Path: locate(data, se.JSONPointer), Offset: se.ByteOffset}
+	}
 	if errors.As(err, &se) {
 		var sy *gojsontext.SyntacticError
 		if !errors.As(se.Err, &sy) {

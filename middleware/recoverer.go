@@ -2,16 +2,16 @@ package middleware
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+
+	"github.com/vane-http/vane/problem"
 )
 
-// problem500 is the body of the response to a panic: an RFC 9457 problem
-// that says nothing about the cause, which goes to the log instead.
-const problem500 = `{"type":"about:blank","title":"Internal Server Error","status":500,` +
-	`"detail":"The server could not complete the request."}` + "\n"
+// problem500 is the response to a panic: an RFC 9457 problem that says
+// nothing about the cause, which goes to the log instead.
+var problem500 = problem.NewFixed(problem.New(http.StatusInternalServerError, "The server could not complete the request."))
 
 // Recoverer returns middleware that turns a panic in the handler into a 500
 // application/problem+json response and one log record at level Error on
@@ -56,11 +56,8 @@ func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
 				for k := range h {
 					delete(h, k) // drop what the handler had set
 				}
-				h.Set("Content-Type", "application/problem+json")
-				h.Set("X-Content-Type-Options", "nosniff")
 				h.Set("Cache-Control", "no-store")
-				w.WriteHeader(http.StatusInternalServerError)
-				io.WriteString(w, problem500)
+				problem500.Write(w)
 			}()
 			next.ServeHTTP(rw, r)
 		})

@@ -1,11 +1,11 @@
 package middleware
 
 import (
-	"io"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/vane-http/vane/problem"
 )
 
 // Throttle returns middleware that lets at most limit requests run their
@@ -59,16 +59,12 @@ func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Ha
 	}
 }
 
-// problemBusy is the body of a request Throttle turns away.
-const problemBusy = `{"type":"about:blank","title":"Service Unavailable","status":503,` +
-	`"detail":"The server is busy; retry shortly."}`
+// problemBusy is the answer to a request Throttle turns away.
+var problemBusy = problem.NewFixed(problem.New(http.StatusServiceUnavailable, "The server is busy; retry shortly."))
 
 func writeBusy(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Retry-After", "1")
-	h.Set("Content-Length", strconv.Itoa(len(problemBusy)))
-	w.WriteHeader(http.StatusServiceUnavailable)
-	io.WriteString(w, problemBusy) //nolint:errcheck // the client went away; nothing to do
+	problemBusy.Write(w)
 }

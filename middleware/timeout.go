@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/vane-http/vane/problem"
 )
 
 // TimeoutBuffer is how many bytes of a response [Timeout] holds back before
@@ -277,17 +277,13 @@ func (tw *timeoutWriter) timeout() (committed bool) {
 	}
 	h := tw.w.Header() // as outer middleware left it: CORS and request ID headers stay
 	h.Del("Content-Encoding")
-	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(problem503)))
-	tw.w.WriteHeader(http.StatusServiceUnavailable)
-	io.WriteString(tw.w, problem503) //nolint:errcheck // the client went away; nothing to do
+	problemTimeout.Write(tw.w)
 	return false
 }
 
-// problem503 is the body of a response that timed out.
-const problem503 = `{"type":"about:blank","title":"Service Unavailable","status":503,` +
-	`"detail":"The server did not answer in time."}`
+// problemTimeout is the answer to a request that timed out.
+var problemTimeout = problem.NewFixed(problem.New(http.StatusServiceUnavailable, "The server did not answer in time."))
 
 // handlerPanic is a panic raised in the handler's goroutine, carried to
 // the serving goroutine with the stack where it happened.

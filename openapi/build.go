@@ -293,7 +293,7 @@ func (b *builder) add(d *operation.Description) error {
 				Schema: withoutDuplicates(h.Schema, h.Description, nil)}
 		}
 		for _, c := range r.Content {
-			if noBody(r.Status) {
+			if operation.NoBody(r.Status) {
 				break // 204, 205 and 304 have no body, whatever the output type
 			}
 			if res.Content == nil {
@@ -317,14 +317,10 @@ func (b *builder) add(d *operation.Description) error {
 		// Descriptions made by vane.Register list the errors vane returns;
 		// for others (built by hand), add them.
 		if !documentsErrors {
-			hasInput := len(d.Parameters) > 0 || op.RequestBody != nil
-			if hasInput {
-				b.addError(op, "400")
-				b.addError(op, "422")
-			}
-			if op.RequestBody != nil {
-				b.addError(op, "413")
-				b.addError(op, "415")
+			for _, status := range operation.ErrorStatuses(d) {
+				if status != http.StatusInternalServerError { // "default" says it
+					b.addError(op, strconv.Itoa(status))
+				}
 			}
 		}
 		b.addError(op, "default")
@@ -519,10 +515,6 @@ func pathNames(path string) []string {
 		names = append(names, path[open+1:open+end])
 		path = path[open+end+1:]
 	}
-}
-
-func noBody(status int) bool {
-	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
 }
 
 func statusDescription(status int) string {

@@ -56,7 +56,7 @@ func ExampleBuild() {
 	os.Stdout.Write(y)
 	// Output:
 	// getGreeting path name
-	// [200 422 500]
+	// [200 406 422 500]
 	// [Greeting Problem ProblemFieldError]
 	// https://greeter.example.com map[x-cache-seconds:60]
 	// type: object

@@ -246,3 +246,27 @@ func IsForm(t reflect.Type) bool {
 	}
 	return false
 }
+
+// ErrorStatuses returns the error statuses vane itself answers an
+// operation described by d with, in increasing order: 400 for a body that
+// does not decode, 413 for one over the limit and 415 for a media type the
+// operation does not accept (when it has a body), 422 for input that fails
+// its rules (when it has a body or parameters), and 500 for a handler
+// error that is not a problem. Typed operations document exactly these;
+// package openapi adds them to descriptions built by hand.
+func ErrorStatuses(d *Description) []int {
+	var list []int
+	if d.RequestBody != nil {
+		list = append(list, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	}
+	if d.RequestBody != nil || len(d.Parameters) > 0 {
+		list = append(list, http.StatusUnprocessableEntity)
+	}
+	return append(list, http.StatusInternalServerError)
+}
+
+// NoBody reports whether a response with the status has no body: 204 No
+// Content, 205 Reset Content and 304 Not Modified.
+func NoBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusResetContent || status == http.StatusNotModified
+}

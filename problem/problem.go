@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -29,15 +30,6 @@ const ContentType = "application/problem+json"
 
 // Details is an RFC 9457 problem. Type defaults to "about:blank" and Title
 // to the status text when written.
-//
-// A problem type of one's own is a Type URI (RFC 9457 section 4) with the
-// members it defines in Extensions: they are marshalled at the top level of
-// the object, beside the standard members, in key order (by Write and
-// Marshal). An extension whose name is one of the standard members (type,
-// title, status, detail, instance, errors) cannot be sent: Marshal fails
-// for it and Write answers without the extensions. Headers are sent with the
-// response, not in the body: WWW-Authenticate on a 401, Retry-After on a
-// 429 or 503.
 type Details struct {
 	Type     string       `json:"type,omitempty" doc:"A URI reference that identifies the problem type." default:"about:blank" format:"uri-reference"`
 	Title    string       `json:"title,omitempty" doc:"A short, human-readable summary of the problem type." example:"Unprocessable Entity"`
@@ -46,111 +38,84 @@ type Details struct {
 	Instance string       `json:"instance,omitempty" doc:"A URI reference that identifies this occurrence." format:"uri-reference"`
 	Errors   []FieldError `json:"errors,omitempty" doc:"Every input value that failed, with where it came from."`
 
-	// Extensions are the members of the problem's type beyond the
-	// standard ones, marshalled at the top level: {"balance": 30}.
+	// Extensions are further members of the problem object (RFC 9457
+	// section 3.2), such as {"balance": 30}, written beside the others.
+	// Members named as the fields above are ignored.
 	Extensions map[string]any `json:"-"`
 
-	// Headers are response headers sent with the problem. Write sets
-	// each (replacing a value the writer already holds) except
-	// Content-Type, Content-Length and X-Content-Type-Options, which are
-	// the problem body's own.
-	Headers http.Header `json:"-"`
+	// Header holds response headers sent with the problem, such as
+	// WWW-Authenticate on a 401 or Retry-After on a 429 or 503.
+	Header http.Header `json:"-"`
 }
 
-// With returns a copy of p with the extension member name set to value
-// (p itself is not changed, so a shared problem can serve as a template).
-//
-//	return nil, problem.New(403, "not enough credit").
-//		WithType("https://example.com/probs/out-of-credit").
-//		With("balance", 30)
+// OpenSchema marks the problem object as open: its schema never says
+// additionalProperties: false, as extension members may appear.
+func (*Details) OpenSchema() {}
+
+// With sets the extension member name to value and returns p.
 func (p *Details) With(name string, value any) *Details {
-	q := *p
-	q.Extensions = make(map[string]any, len(p.Extensions)+1)
-	for k, v := range p.Extensions {
-		q.Extensions[k] = v
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
 	}
-	q.Extensions[name] = value
-	return &q
+	p.Extensions[name] = value
+	return p
 }
 
-// WithType returns a copy of p with its Type (a URI reference naming the
-// problem type) and, when title is given, its Title set.
-func (p *Details) WithType(uri string, title ...string) *Details {
-	q := *p
-	q.Type = uri
-	if len(title) > 0 {
-		q.Title = title[0]
-	}
-	return &q
-}
-
-// WithHeader returns a copy of p that is sent with the response header
-// name set to value, added to those p has (the header's other values are
-// kept):
+// WithHeader adds a response header sent with the problem and returns p:
 //
-//	vane.ErrorUnauthorized("log in first").WithHeader("WWW-Authenticate", `Bearer realm="api"`)
-func (p *Details) WithHeader(name, value string) *Details {
-	q := *p
-	q.Headers = p.Headers.Clone()
-	if q.Headers == nil {
-		q.Headers = http.Header{}
+//	problem.New(401, "a valid bearer token is required").
+//		WithHeader("WWW-Authenticate", `Bearer realm="pets"`)
+func (p *Details) WithHeader(key, value string) *Details {
+	if p.Header == nil {
+		p.Header = http.Header{}
 	}
-	q.Headers.Add(name, value)
-	return &q
+	p.Header.Add(key, value)
+	return p
 }
 
-// ResponseHeaders returns the headers sent with the problem (see
-// Details.Headers); it lets vane's error handling treat a problem as any
-// error that carries headers.
-func (p *Details) ResponseHeaders() http.Header { return p.Headers }
+// reserved are the members Details has fields for.
+var reserved = map[string]bool{"type": true, "title": true, "status": true, "detail": true, "instance": true, "errors": true}
 
-// standard are the members of RFC 9457 and vane's errors, which an
-// extension cannot replace.
-var standard = map[string]bool{"type": true, "title": true, "status": true, "detail": true, "instance": true, "errors": true}
+// plain is Details without its methods, for marshal.
+type plain Details
 
-// Marshal encodes p as Write sends it: the standard members, then the
-// extensions at the top level in key order, without HTML escaping (so
-// that messages read "expected length <= 3" rather than "\u003c= 3"). It
-// fails for an extension that has a standard member's name. (encoding/json
-// alone leaves the extensions out: Details has no MarshalJSON method, so
-// that its schema stays the documented object.)
-func Marshal(p *Details) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, err
+// marshal encodes the problem's members, then its extension members in the
+// order of their names, without HTML escaping (so that messages read
+// "expected length <= 3" rather than "\u003c= 3"). Details has no
+// MarshalJSON method, so that its schema is derived from its fields.
+func marshal(p *Details) ([]byte, error) {
+	b, err := encode((*plain)(p))
+	if err != nil || len(p.Extensions) == 0 {
+		return b, err
 	}
-	out := bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
-	if len(p.Extensions) == 0 {
-		return out, nil
-	}
+	names := make([]string, 0, len(p.Extensions))
 	for k := range p.Extensions {
-		if standard[k] {
-			return nil, fmt.Errorf("problem: extension member %q has the name of a standard member", k)
+		if !reserved[k] {
+			names = append(names, k)
 		}
 	}
-	ext, err := marshalMap(p.Extensions)
-	if err != nil {
-		return nil, err
+	sort.Strings(names)
+	out := b[:len(b)-1] // without the closing brace
+	for _, k := range names {
+		kb, _ := encode(k)
+		vb, err := encode(p.Extensions[k])
+		if err != nil {
+			return nil, fmt.Errorf("problem: extension %q: %w", k, err)
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, kb...), ':'), vb...)
 	}
-	// Both are objects: join "{…}" and "{…}", the second one's members
-	// after the first's.
-	if len(out) == 2 { // {}
-		return ext, nil
-	}
-	joined := make([]byte, 0, len(out)+len(ext))
-	joined = append(joined, out[:len(out)-1]...)
-	joined = append(joined, ',')
-	return append(joined, ext[1:]...), nil
+	return append(out, '}'), nil
 }
 
-// marshalMap encodes m without HTML escaping; encoding/json sorts the keys.
-func marshalMap(m map[string]any) ([]byte, error) {
+// encode is json.Marshal without HTML escaping.
+func encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
@@ -230,8 +195,7 @@ func Write(w http.ResponseWriter, p *Details) {
 	}
 	body, err := marshal(p)
 	if err != nil {
-		// A value that cannot be marshalled: drop the values and the
-		// extensions, keep the rest.
+		// A value that cannot be marshalled: drop the values, keep the rest.
 		plain := *p
 		plain.Extensions = nil
 		plain.Errors = make([]FieldError, len(p.Errors))
@@ -241,14 +205,12 @@ func Write(w http.ResponseWriter, p *Details) {
 		body, _ = marshal(&plain)
 	}
 	h := w.Header()
-	for k, v := range p.Headers {
-		switch k = http.CanonicalHeaderKey(k); k {
-		case "Content-Type", "Content-Length", "X-Content-Type-Options":
-		default:
-			h[k] = v
+	for k, vs := range p.Header {
+		for _, v := range vs {
+			h.Add(k, v)
 		}
 	}
-	h["Content-Type"] = []string{ContentType}
+	h["Content-Type"] = contentType
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(p.Status)
@@ -257,31 +219,56 @@ func Write(w http.ResponseWriter, p *Details) {
 
 var nosniff = []string{"nosniff"}
 
-func marshal(p *Details) ([]byte, error) { return Marshal(p) }
+// Fixed is a problem response encoded once, when it is made, so that
+// writing it allocates nothing: the fixed answers of middleware and
+// servers (a timeout, a full server, a panic). It is safe for concurrent
+// use.
+type Fixed struct {
+	status int
+	body   []byte
+	length []string
+	header http.Header // the problem's own headers
+}
 
-// Parse decodes a problem body as Marshal writes it: members that are not
-// standard go to Extensions, as encoding/json decodes them into an any.
-// The standard members are matched as encoding/json matches field names
-// (exactly, else ignoring case), and a member so matched is not also an
-// extension.
-func Parse(data []byte) (*Details, error) {
-	var p Details
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, err
+// NewFixed encodes p, with Type and Title filled in as Write fills them.
+func NewFixed(p *Details) *Fixed {
+	rec := &bodyRecorder{h: http.Header{}}
+	Write(rec, p)
+	return &Fixed{status: rec.status, body: rec.body, length: []string{strconv.Itoa(len(rec.body))}, header: p.Header.Clone()}
+}
+
+// Write sends the problem as Write does: its status, Content-Type
+// application/problem+json, Content-Length and X-Content-Type-Options:
+// nosniff, after any header the caller set (Retry-After, Cache-Control).
+func (f *Fixed) Write(w http.ResponseWriter) {
+	h := w.Header()
+	for k, vs := range f.header {
+		h[k] = vs
 	}
-	var all map[string]any
-	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, err
-	}
-	for k, v := range all {
-		if !standard[strings.ToLower(k)] { // encoding/json took it for a standard member
-			if p.Extensions == nil {
-				p.Extensions = map[string]any{}
-			}
-			p.Extensions[k] = v
-		}
-	}
-	return &p, nil
+	h["Content-Type"] = contentType
+	h["Content-Length"] = f.length
+	h["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(f.status)
+	w.Write(f.body) //nolint:errcheck // the client went away; nothing to do
+}
+
+// Body returns the encoded problem; the caller must not modify it.
+func (f *Fixed) Body() []byte { return f.body }
+
+var contentType = []string{ContentType}
+
+// bodyRecorder keeps what Write sends, for NewFixed.
+type bodyRecorder struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (r *bodyRecorder) Header() http.Header    { return r.h }
+func (r *bodyRecorder) WriteHeader(status int) { r.status = status }
+func (r *bodyRecorder) Write(b []byte) (int, error) {
+	r.body = append(r.body, b...)
+	return len(b), nil
 }
 
 // Location builds locations such as body.items[2].name. It appends to a

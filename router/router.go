@@ -226,14 +226,14 @@ func chain(mws []func(http.Handler) http.Handler, h http.Handler) http.Handler {
 	return h
 }
 
-// NotFound sets the handler for requests that match no route. The default
-// answers 404 with an application/problem+json body.
-func (r *Router) NotFound(h http.Handler) { r.mux.notFound = h }
+// NotFoundHandler sets the handler for requests that match no route. The
+// default answers 404 with an application/problem+json body.
+func (r *Router) NotFoundHandler(h http.Handler) { r.mux.notFound = h }
 
-// MethodNotAllowed sets the handler for requests whose path matches routes of
-// other methods only; the Allow header is set before it runs. The default
-// answers 405 with an application/problem+json body.
-func (r *Router) MethodNotAllowed(h http.Handler) { r.mux.notAllow = h }
+// MethodNotAllowedHandler sets the handler for requests whose path matches
+// routes of other methods only; the Allow header is set before it runs.
+// The default answers 405 with an application/problem+json body.
+func (r *Router) MethodNotAllowedHandler(h http.Handler) { r.mux.notAllow = h }
 
 // Handle registers h for requests with the given method (any token) and a
 // path matching pattern, under the router's group prefix and middleware. It

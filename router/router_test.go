@@ -215,8 +215,8 @@ func TestMethods(t *testing.T) {
 func TestCustomNotFoundAndMethodNotAllowed(t *testing.T) {
 	r := New()
 	r.Get("/a", echoHandler("/a"))
-	r.NotFound(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(418) }))
-	r.MethodNotAllowed(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	r.NotFoundHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(418) }))
+	r.MethodNotAllowedHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(499)
 		io.WriteString(w, w.Header().Get("Allow"))
 	}))

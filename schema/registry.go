@@ -19,6 +19,13 @@ type Namer interface {
 	SchemaName() string
 }
 
+// Open is implemented by struct types whose JSON objects may carry members
+// beyond their fields, such as problem.Details with its extension members:
+// their schemas are never closed (see SetClosed).
+type Open interface{ OpenSchema() }
+
+var openType = reflect.TypeFor[Open]()
+
 // Provider is implemented by types that describe themselves; Registry calls
 // JSONSchema on the type's zero value instead of deriving a schema.
 type Provider interface {
@@ -66,7 +73,24 @@ type Registry struct {
 	bases  map[reflect.Type]string    // the name before qualification
 	byType map[reflect.Type]*Schema   // the component schema, once derived
 	refs   map[reflect.Type][]*Schema // every $ref to the type handed out
+
+	closed bool // struct schemas get additionalProperties: false
+
+	// variants are the components of the other policy (see Variant), by
+	// name, in the order made.
+	variants     map[string]*Schema
+	variantOrder []string
+	variantType  map[string]reflect.Type
 }
+
+// SetClosed makes the schemas derived from struct types closed (true):
+// they say additionalProperties: false, so that an object with a property
+// the struct has no field for is invalid. Call it before deriving any
+// schema.
+func (r *Registry) SetClosed(closed bool) { r.closed = closed }
+
+// Closed reports whether struct schemas are closed (see SetClosed).
+func (r *Registry) Closed() bool { return r.closed }
 
 // NewRegistry returns an empty registry whose references start with prefix,
 // such as "#/components/schemas/".
@@ -87,15 +111,90 @@ func (r *Registry) Schemas() map[string]*Schema { return r.schemas }
 
 // Names returns the names of the named schemas in registration order.
 func (r *Registry) Names() []string {
-	out := make([]string, len(r.order))
+	out := make([]string, len(r.order), len(r.order)+len(r.variantOrder))
 	for i, t := range r.order {
 		out[i] = r.names[t]
 	}
-	return out
+	return append(out, r.variantOrder...)
 }
 
 // Type returns the Go type registered under name, or nil.
-func (r *Registry) Type(name string) reflect.Type { return r.types[name] }
+func (r *Registry) Type(name string) reflect.Type {
+	if t, ok := r.variantType[name]; ok {
+		return t
+	}
+	return r.types[name]
+}
+
+// Variant returns s as a registry of the other policy would derive it when
+// closed differs from this registry's (see SetClosed), and s itself
+// otherwise. Every schema derived from a struct says the opposite:
+// additionalProperties: false, or nothing. The named schemas s reaches
+// get variant components beside the originals, named with "Closed" or
+// "Open" appended ("PetClosed"), so that one document can hold an
+// operation of each policy. Call it once every type s reaches is
+// registered.
+func (r *Registry) Variant(s *Schema, closed bool) *Schema {
+	if closed == r.closed || s == nil {
+		return s
+	}
+	suffix := "Open"
+	if closed {
+		suffix = "Closed"
+	}
+	if r.variants == nil {
+		r.variants, r.variantType = map[string]*Schema{}, map[string]reflect.Type{}
+	}
+	var cp func(s *Schema) *Schema
+	cp = func(s *Schema) *Schema {
+		if s == nil {
+			return nil
+		}
+		c := *s
+		if s.Ref != "" && strings.HasPrefix(s.Ref, r.Prefix) {
+			name := s.Ref[len(r.Prefix):]
+			if orig, ok := r.schemas[name]; ok {
+				vname := name + suffix
+				if _, done := r.variants[vname]; !done {
+					v := &Schema{}
+					r.variants[vname] = v // before copying: recursive types
+					r.variantOrder = append(r.variantOrder, vname)
+					r.variantType[vname] = r.types[name]
+					r.schemas[vname] = v
+					*v = *cp(orig)
+				}
+				c.Ref = r.Prefix + vname
+			}
+		}
+		if s.derived {
+			if closed {
+				c.AdditionalProperties = &Schema{False: true}
+			} else {
+				c.AdditionalProperties = nil
+			}
+		} else {
+			c.AdditionalProperties = cp(s.AdditionalProperties)
+		}
+		c.Items, c.Not = cp(s.Items), cp(s.Not)
+		if s.Properties != nil {
+			c.Properties = make(map[string]*Schema, len(s.Properties))
+			for k, p := range s.Properties {
+				c.Properties[k] = cp(p)
+			}
+		}
+		for _, list := range []*[]*Schema{&c.AllOf, &c.AnyOf, &c.OneOf} {
+			if *list != nil {
+				out := make([]*Schema, len(*list))
+				for i, x := range *list {
+					out[i] = cp(x)
+				}
+				*list = out
+			}
+		}
+		return &c
+	}
+	return cp(s)
+}
 
 // Resolve follows s's $ref, if it has one within this registry, and returns
 // the schema it names; otherwise it returns s.
@@ -131,7 +230,10 @@ func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
 	}
 	switch t {
 	case timeType:
-		return &Schema{Type: TypeString, Format: "date-time"}, nil
+		// Go's time.Time reads RFC 3339 with an upper-case T and Z and no
+		// leap second, a subset of JSON Schema's date-time: the pattern
+		// says which.
+		return &Schema{Type: TypeString, Format: "date-time", Pattern: TimePattern}, nil
 	case durationType:
 		return &Schema{Type: TypeInteger, Format: "int64", Description: "a duration in nanoseconds"}, nil
 	case rawMessageType:
@@ -294,11 +396,19 @@ func (r *Registry) assign() {
 			r.schemas[name] = s
 		}
 	}
+	for name, s := range r.variants {
+		r.schemas[name] = s
+	}
 	r.names = names
 }
 
 // typeKey orders types for numbering: package path, then name.
 func typeKey(t reflect.Type) string { return t.PkgPath() + "\x00" + t.Name() }
+
+// TimePattern is what a time.Time decodes from, within the date-time
+// format: upper-case T and Z, seconds up to 59 (time.Time has no leap
+// second).
+const TimePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
 
 // DurationPattern matches the text of a Go duration, as time.ParseDuration
 // reads it and time.Duration's String method writes it: "1m30s", "-1.5h",
@@ -351,6 +461,13 @@ func (r *Registry) structSchema(t reflect.Type) (*Schema, error) {
 			s.Required = append(s.Required, f.Name)
 		}
 	}
+	if implements(t, openType) {
+		return s, nil // members beyond its fields may appear: never closed
+	}
+	if r.closed {
+		s.AdditionalProperties = &Schema{False: true}
+	}
+	s.derived = true
 	return s, nil
 }
 

@@ -42,6 +42,11 @@ const (
 // Properties marshal in the order of PropertyOrder when it lists them all
 // (the Go field order, for derived schemas), otherwise sorted by name.
 type Schema struct {
+	// False makes this the boolean schema false, which no instance
+	// matches (additionalProperties: false); it marshals as false, and
+	// every other field is ignored.
+	False bool `json:"-"`
+
 	Ref         string `json:"$ref,omitempty"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
@@ -87,15 +92,21 @@ type Schema struct {
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	MinProperties        *int               `json:"minProperties,omitempty"`
 	MaxProperties        *int               `json:"maxProperties,omitempty"`
+	// DependentRequired lists, for a property, the properties that must
+	// be present when it is.
+	DependentRequired map[string][]string `json:"dependentRequired,omitempty"`
 
 	// Composition.
 	AllOf []*Schema `json:"allOf,omitempty"`
 	AnyOf []*Schema `json:"anyOf,omitempty"`
 	OneOf []*Schema `json:"oneOf,omitempty"`
+	Not   *Schema   `json:"not,omitempty"`
 
 	// Extensions are extra keywords (OpenAPI "x-…" extensions, for one),
 	// marshalled after the others.
 	Extensions map[string]any `json:"-"`
+
+	derived bool // derived from a Go struct type by a Registry
 }
 
 // plain has Schema's fields without its methods, so that MarshalJSON can
@@ -104,6 +115,9 @@ type plain Schema
 
 // MarshalJSON encodes s as JSON Schema 2020-12.
 func (s Schema) MarshalJSON() ([]byte, error) {
+	if s.False {
+		return []byte("false"), nil
+	}
 	if s.Nullable && s.Ref != "" {
 		// A $ref cannot carry a type union: wrap it.
 		inner := s
@@ -180,6 +194,14 @@ func marshalProperties(props map[string]*Schema, order []string) ([]byte, error)
 // UnmarshalJSON decodes a schema written by MarshalJSON (or any JSON Schema
 // using the keywords this model knows; others are dropped).
 func (s *Schema) UnmarshalJSON(data []byte) error {
+	switch string(data) {
+	case "false":
+		*s = Schema{False: true}
+		return nil
+	case "true":
+		*s = Schema{}
+		return nil
+	}
 	var aux struct {
 		Type       json.RawMessage    `json:"type"`
 		Properties map[string]*Schema `json:"properties"`

@@ -78,7 +78,7 @@ func TestDeriveStruct(t *testing.T) {
 	}
 	checks := map[string]string{
 		"id":      `{"type":"integer","description":"server-assigned","format":"int64","readOnly":true}`,
-		"created": `{"type":"string","format":"date-time","readOnly":true}`,
+		"created": `{"type":"string","format":"date-time","readOnly":true,"pattern":` + mustJSON(TimePattern) + `}`,
 		"name":    `{"type":"string","examples":["lamp"],"minLength":1,"maxLength":80}`,
 		"email":   `{"type":"string","format":"email"}`,
 		"price":   `{"type":"number","format":"double","minimum":0,"exclusiveMaximum":1000,"multipleOf":0.01}`,
@@ -324,4 +324,12 @@ func TestDurationInJSONIsNanoseconds(t *testing.T) {
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -146,6 +147,7 @@ func (c *compiler) list(t reflect.Type, s *schema.Schema) (node, error) {
 	}
 	if n.unique {
 		n.equal = equalFunc(t.Elem())
+		n.key = keyFunc(t.Elem())
 	}
 	if s.Items != nil {
 		elem, err := c.compile(t.Elem(), s.Items)
@@ -175,9 +177,43 @@ func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
 	case reflect.Float64:
 		return func(a, b unsafe.Pointer) bool { return *(*float64)(a) == *(*float64)(b) }
 	}
-	return func(a, b unsafe.Pointer) bool {
-		return reflect.DeepEqual(reflect.NewAt(t, a).Elem().Interface(), reflect.NewAt(t, b).Elem().Interface())
+	key := keyFunc(t) // as JSON instances, like the sets of long lists
+	return func(a, b unsafe.Pointer) bool { return key(a) == key(b) }
+}
+
+// keyFunc returns a function giving each value of type t a key such that
+// two values have the same key exactly when equalFunc finds them equal (as
+// JSON instances: 0 and -0 are one number). Numbers and booleans are their
+// bytes, strings themselves, anything else its JSON encoding (map keys
+// sorted), which is what the document's uniqueItems compares.
+func keyFunc(t reflect.Type) func(p unsafe.Pointer) string {
+	switch t.Kind() {
+	case reflect.String:
+		return func(p unsafe.Pointer) string { return *(*string)(p) }
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		size := t.Size()
+		return func(p unsafe.Pointer) string { return string(unsafe.Slice((*byte)(p), size)) }
+	case reflect.Float32:
+		return func(p unsafe.Pointer) string { return floatKey(float64(*(*float32)(p))) }
+	case reflect.Float64:
+		return func(p unsafe.Pointer) string { return floatKey(*(*float64)(p)) }
 	}
+	return func(p unsafe.Pointer) string {
+		b, err := json.Marshal(reflect.NewAt(t, p).Interface())
+		if err != nil {
+			return fmt.Sprintf("%p", p) // unencodable: unique to this item
+		}
+		return string(b)
+	}
+}
+
+func floatKey(f float64) string {
+	if f == 0 {
+		f = 0 // -0 and 0 are one number
+	}
+	b := math.Float64bits(f)
+	return string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
 }
 
 func (c *compiler) scalar(t reflect.Type, s *schema.Schema) (node, error) {

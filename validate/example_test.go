@@ -21,9 +21,9 @@ func ExampleCompile() {
 	if err != nil {
 		panic(err)
 	}
-	raw := []byte(`{"email":"ann@example","lines":[{"sku":"ABC-1","qty":1},{"sku":"abc","qty":0}]}`)
+	raw := []byte(`{"email":"ann@example..com","lines":[{"sku":"ABC-1","qty":1},{"sku":"abc","qty":0}]}`)
 	var o Order
-	o.Email = "ann@example"
+	o.Email = "ann@example..com"
 	o.Lines = append(o.Lines, struct {
 		SKU string `json:"sku" pattern:"^[A-Z]{3}-[0-9]+$"`
 		Qty int    `json:"qty" minimum:"1"`
@@ -35,7 +35,7 @@ func ExampleCompile() {
 		fmt.Printf("%s: %s (%v)\n", e.Location, e.Message, e.Value)
 	}
 	// Output:
-	// body.email: expected format email (ann@example)
+	// body.email: expected format email (ann@example..com)
 	// body.lines[1].sku: expected to match pattern ^[A-Z]{3}-[0-9]+$ (abc)
 	// body.lines[1].qty: expected number >= 1 (0)
 }

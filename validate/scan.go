@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"unsafe"
 
 	"github.com/vane-http/vane/schema"
@@ -423,8 +422,8 @@ func (s *jscan) fail(name, msg string) {
 	}
 }
 
-// match finds the property named by the raw key as encoding/json would:
-// an exact match first, then a case-insensitive one.
+// match finds the property named by the raw key, exactly as the decoder
+// does: a key that differs in case names no property.
 func (n *scanNode) match(raw []byte, esc bool) *scanProp {
 	key := unsafe.String(unsafe.SliceData(raw), len(raw))
 	if esc {
@@ -439,11 +438,6 @@ func (n *scanNode) match(raw []byte, esc bool) *scanProp {
 			return &n.props[i]
 		}
 	}
-	for i := range n.props {
-		if strings.EqualFold(n.props[i].name, key) {
-			return &n.props[i]
-		}
-	}
 	return nil
 }
 
@@ -451,8 +445,7 @@ func (s *jscan) array(n *scanNode, gp unsafe.Pointer) {
 	s.i++ // [
 	data, length := gp, n.alen
 	if gp != nil && n.alen < 0 {
-		h := (*sliceHeader)(gp)
-		data, length = h.data, h.len
+		data, length = sliceOf(gp)
 	}
 	for idx := 0; !s.stop(); idx++ {
 		if s.peek() == ']' {

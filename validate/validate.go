@@ -44,16 +44,18 @@ var checkerType = reflect.TypeFor[Checker]()
 
 // Validator validates values of one type.
 type Validator struct {
-	typ     reflect.Type
-	rtype   unsafe.Pointer // the *T type word, to check Validate's argument cheaply
-	root    *structNode    // nil when there is nothing to check
-	body    *scanNode      // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
-	bodyNul string         // the failure of a null JSON body; "" when the body's schema allows null
-	scan    bool           // the raw JSON body is scanned: body != nil or bodyNul != ""
-	bodyLoc string         // the location of the raw JSON body's root ("body")
-	bodyOff uintptr        // where the decoded body lies in the value
-	bodyPtr int            // pointers to follow from there to what body describes
-	checker bool           // *T implements Checker
+	typ      reflect.Type
+	ptrType  reflect.Type      // *T, to check Validate's argument
+	root     *structNode       // nil when there is nothing to check
+	body     *scanNode         // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
+	bodyNul  string            // the failure of a null JSON body; "" when the body's schema allows null
+	scan     bool              // the raw JSON body is scanned: body != nil or bodyNul != ""
+	inst     *instanceSchema   // the whole body's evaluation, when its schema needs one; else nil
+	messages map[string]string // the message tags of an input's fields, by location without indexes
+	bodyLoc  string            // the location of the raw JSON body's root ("body")
+	bodyOff  uintptr           // where the decoded body lies in the value
+	bodyPtr  int               // pointers to follow from there to what body describes
+	checker  bool              // *T implements Checker
 }
 
 // Compile returns a validator for values of type t, a body type: locations
@@ -71,7 +73,9 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 	if err != nil {
 		return nil, err
 	}
-	v.bodyScanner(c, t, s)
+	if err := v.bodyScanner(c, t, s); err != nil {
+		return nil, fmt.Errorf("validate: %v: %w", t, err)
+	}
 	v.bodyPtr = derefs(t)
 	if n != nil {
 		// The value itself is the one "field" of the root, named root.
@@ -85,6 +89,13 @@ func Compile(t reflect.Type, reg *schema.Registry, root string) (*Validator, err
 // field named Body at body…; other fields are not checked. The raw JSON
 // passed to Validate is the Body field's.
 func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
+	return InputFor(t, reg, reg != nil && reg.Closed())
+}
+
+// InputFor is Input for an operation whose JSON body's struct schemas are
+// closed (additionalProperties: false) or not, whatever reg's own policy:
+// the body is checked against reg.Variant of its schema.
+func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("validate: input type %v is not a struct", t)
 	}
@@ -118,8 +129,11 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 			n, err = c.compile(sf.Type, fs)
 		}
 		if err == nil && loc == "body" {
-			v.bodyScanner(c, sf.Type, fs)
+			err = v.bodyScanner(c, sf.Type, c.reg.Variant(fs, closed))
 			v.bodyOff, v.bodyPtr = sf.Offset, derefs(sf.Type)
+		}
+		if err == nil && loc != "body" && needsInstance(c.reg, fs) {
+			err = fmt.Errorf("allOf, anyOf, oneOf, not, const and dependentRequired are enforced on JSON bodies only, not on the %s parameter", loc)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, sf.Name, err)
@@ -146,6 +160,7 @@ func Input(t reflect.Type, reg *schema.Registry) (*Validator, error) {
 		s.root = true
 		v.root = s
 	}
+	v.messages = messagesOf(t)
 	return v.finish()
 }
 
@@ -192,14 +207,27 @@ func (c *compiler) form(t reflect.Type, offset uintptr, nparam int) ([]fieldNode
 }
 
 // bodyScanner compiles the scanner of a JSON body of type t and schema s:
-// required properties and nulls where the schema does not allow them.
-func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) {
+// required properties and nulls where the schema does not allow them, and
+// the evaluation of the whole body when s uses keywords that only it
+// enforces (see instanceSchema).
+func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) error {
 	if t == bytesType {
-		return // the raw body, not JSON
+		return nil // the raw body, not JSON
+	}
+	if err := checkDefaults(c.reg, s); err != nil {
+		return err
 	}
 	v.body = c.scanner(t, s)
 	v.bodyNul = c.nullMsg(s)
-	v.scan = v.body != nil || v.bodyNul != ""
+	if needsInstance(c.reg, s) {
+		inst, err := compileInstance(c.reg, s)
+		if err != nil {
+			return err
+		}
+		v.inst = inst
+	}
+	v.scan = v.body != nil || v.bodyNul != "" || v.inst != nil
+	return nil
 }
 
 var bytesType = reflect.TypeFor[[]byte]()
@@ -211,8 +239,7 @@ func (v *Validator) finish() (*Validator, error) {
 	} else if m, ok := pt.MethodByName("Validate"); ok {
 		return nil, fmt.Errorf("validate: %v has a Validate method %v, not Validate(context.Context) []problem.FieldError; rename it or change its signature", pt, m.Type)
 	}
-	var zero any = reflect.New(v.typ).Interface()
-	v.rtype = (*eface)(unsafe.Pointer(&zero)).typ
+	v.ptrType = pt
 	return v, nil
 }
 
@@ -224,10 +251,7 @@ func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 	if v.root == nil {
 		return nil
 	}
-	e := (*eface)(unsafe.Pointer(&ptr))
-	if e.typ != v.rtype {
-		panic(fmt.Sprintf("validate: CheckParams called with %T, want *%v", ptr, v.typ))
-	}
+	p := v.pointer(ptr, "CheckParams")
 	params := &structNode{root: true}
 	for _, f := range v.root.fields {
 		if f.bit&present != 0 {
@@ -235,7 +259,7 @@ func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 		}
 	}
 	c := &collector{}
-	params.check(e.data, c)
+	params.check(p, c)
 	return c.errs
 }
 
@@ -246,9 +270,12 @@ func (v *Validator) Empty() bool { return v.root == nil && !v.scan && !v.checker
 // Type returns the type the validator checks.
 func (v *Validator) Type() reflect.Type { return v.typ }
 
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
+// pointer returns what ptr points to, after checking that it is a *T.
+func (v *Validator) pointer(ptr any, method string) unsafe.Pointer {
+	if reflect.TypeOf(ptr) != v.ptrType {
+		panic(fmt.Sprintf("validate: %s called with %T, want *%v", method, ptr, v.typ))
+	}
+	return reflect.ValueOf(ptr).UnsafePointer()
 }
 
 // Validate checks *ptr, which must be a pointer to the validator's type, and
@@ -271,11 +298,7 @@ func (v *Validator) Validate(ctx context.Context, ptr any, rawJSON []byte) []pro
 // field is not checked, as JSON Schema does not check an absent property;
 // one the request carried is, whatever its value (?page=0, count=0).
 func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, present uint64) []problem.FieldError {
-	e := (*eface)(unsafe.Pointer(&ptr))
-	if e.typ != v.rtype {
-		panic(fmt.Sprintf("validate: Validate called with %T, want *%v", ptr, v.typ))
-	}
-	p := e.data
+	p := v.pointer(ptr, "Validate")
 	ok := true
 	if v.root != nil {
 		// The fast pass over the root's fields, inline: an input's fields
@@ -298,6 +321,9 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 	}
 	if ok && v.scan && rawJSON != nil {
 		ok = scanOK(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr))
+		if ok && v.inst != nil {
+			ok = v.inst.validate(rawJSON, nil)
+		}
 	}
 	if !ok {
 		c := &collector{}
@@ -307,8 +333,12 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		if v.scan && rawJSON != nil {
 			c.loc = append(c.loc[:0], v.bodyLoc...)
 			scanCollect(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr), c)
+			if v.inst != nil {
+				c.loc = append(c.loc[:0], v.bodyLoc...)
+				v.inst.validate(rawJSON, c)
+			}
 		}
-		return c.errs
+		return v.Messages(c.errs)
 	}
 	if v.checker {
 		return ptr.(Checker).Validate(ctx)
@@ -411,7 +441,7 @@ func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
 	case reflect.String:
 		return len(*(*string)(p)) == 0
 	case reflect.Slice:
-		return (*sliceHeader)(p).len == 0
+		return len(*(*[]byte)(p)) == 0 // every slice header has the layout of a []byte's
 	case reflect.Map, reflect.Pointer:
 		return *(*unsafe.Pointer)(p) == nil // a map's length needs reflect; nil is the common case
 	case reflect.Bool:
@@ -445,14 +475,17 @@ func (n *ptrNode) check(p unsafe.Pointer, c *collector) bool {
 	return n.elem.check(q, c)
 }
 
-// sliceHeader is the layout of a Go slice.
-type sliceHeader struct {
-	data unsafe.Pointer
-	len  int
-	cap  int
+// sliceOf returns the data pointer and length of the slice at p, of any
+// element type: a slice's header does not depend on its element type, so
+// *[]T converts to *[]byte (unsafe.Pointer's rule 1).
+func sliceOf(p unsafe.Pointer) (unsafe.Pointer, int) {
+	s := *(*[]byte)(p)
+	return unsafe.Pointer(unsafe.SliceData(s)), len(s)
 }
 
 // listNode checks a slice or an array: its length, uniqueness and items.
+// Every check is linear in the number of items: a list longer than
+// maxItems is refused on its length alone, before its items are read.
 type listNode struct {
 	array    bool // a Go array of length alen, in place
 	alen     int
@@ -461,15 +494,22 @@ type listNode struct {
 	maxItems int // -1 when absent
 	unique   bool
 	equal    func(a, b unsafe.Pointer) bool
-	elem     node // nil when items have nothing to check
+	key      func(p unsafe.Pointer) string // the item's identity for uniqueItems: equal items, equal keys
+	elem     node                          // nil when items have nothing to check
 	value    func(p unsafe.Pointer) any
 }
 
 func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
 	data, length := p, n.alen
 	if !n.array {
-		h := (*sliceHeader)(p)
-		data, length = h.data, h.len
+		data, length = sliceOf(p)
+	}
+	if n.maxItems >= 0 && length > n.maxItems {
+		if c == nil {
+			return false
+		}
+		c.add(fmt.Sprintf("expected at most %d items", n.maxItems), length)
+		return false // the items of a list too long are not read
 	}
 	ok := true
 	if n.minItems >= 0 && length < n.minItems {
@@ -477,13 +517,6 @@ func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
 			return false
 		}
 		c.add(fmt.Sprintf("expected at least %d items", n.minItems), length)
-		ok = false
-	}
-	if n.maxItems >= 0 && length > n.maxItems {
-		if c == nil {
-			return false
-		}
-		c.add(fmt.Sprintf("expected at most %d items", n.maxItems), length)
 		ok = false
 	}
 	if n.unique {
@@ -516,15 +549,34 @@ func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
 	return ok
 }
 
-// duplicate returns the indexes of the first pair of equal items, or -1.
+// smallList is the length up to which duplicate compares pairs, which
+// allocates nothing; longer lists go through a set of item keys.
+const smallList = 16
+
+// duplicate returns the indexes of the first pair of equal items (the
+// first item that repeats an earlier one, and that earlier one), or -1.
+// Up to smallList items it compares pairs without allocating; above, it
+// keeps a set of the items' keys, so its time is linear in the items'
+// total size and it allocates the set.
 func (n *listNode) duplicate(data unsafe.Pointer, length int) (int, int) {
-	for j := 1; j < length; j++ {
-		b := unsafe.Add(data, uintptr(j)*n.elemSize)
-		for i := 0; i < j; i++ {
-			if n.equal(unsafe.Add(data, uintptr(i)*n.elemSize), b) {
-				return i, j
+	if length <= smallList {
+		for j := 1; j < length; j++ {
+			b := unsafe.Add(data, uintptr(j)*n.elemSize)
+			for i := 0; i < j; i++ {
+				if n.equal(unsafe.Add(data, uintptr(i)*n.elemSize), b) {
+					return i, j
+				}
 			}
 		}
+		return -1, -1
+	}
+	seen := make(map[string]int, length)
+	for j := 0; j < length; j++ {
+		k := n.key(unsafe.Add(data, uintptr(j)*n.elemSize))
+		if i, dup := seen[k]; dup {
+			return i, j
+		}
+		seen[k] = j
 	}
 	return -1, -1
 }

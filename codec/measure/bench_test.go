@@ -48,17 +48,18 @@ var itemIn = []byte(`{"id":12345,"name":"A lamp with a long name","email":"a@exa
 
 // v2Strict is encoding/json/v2 (as go-json-experiment/json) with
 // encoding/json's semantics except exact key matching, duplicate keys
-// refused and invalid UTF-8 refused; v2StrictV2Errors is the same with
-// v2's errors (JSON pointers) and no separate syntax pass.
+// refused, invalid UTF-8 refused and a Go array read only from a JSON
+// array of its length; v2StrictV2Errors is the same with v2's errors (JSON
+// pointers) and no separate syntax pass.
 var (
-	v2Strict = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+	v2Strict = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.UnmarshalArrayFromAnyLength(false),
 		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
 	v2StrictV2Errors = jsonv2.JoinOptions(v2Strict, jsonv1.ReportErrorsWithLegacySemantics(false))
 	v2V1             = jsonv1.DefaultOptionsV1()
 	noDup            = jsontext.AllowDuplicateNames(false)
 
 	// The same options, for goccy/go-json's implementation of the v2 API.
-	goccyStrict = gojsonv2.JoinOptions(gojson.DefaultOptionsV1(),
+	goccyStrict = gojsonv2.JoinOptions(gojson.DefaultOptionsV1(), gojson.UnmarshalArrayFromAnyLength(false),
 		gojsonv2.MatchCaseInsensitiveNames(false), gojsontext.AllowDuplicateNames(false), gojsontext.AllowInvalidUTF8(false))
 	goccyStrictV2Errors = gojsonv2.JoinOptions(goccyStrict, gojson.ReportErrorsWithLegacySemantics(false))
 	goccyV1             = gojson.DefaultOptionsV1()

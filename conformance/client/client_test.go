@@ -181,10 +181,38 @@ func drive(t *testing.T, svc *examplerun.Service, rec *recorder) {
 
 	t.Run("updatePet", func(t *testing.T) {
 		status := petstore.PetInputStatusPending
-		res, err := authorized.UpdatePetWithResponse(ctx, id, petstore.PetInput{Name: "Client II", Species: petstore.PetInputSpeciesRabbit, Status: &status})
+		res, err := authorized.UpdatePetWithResponse(ctx, id, &petstore.UpdatePetParams{}, petstore.PetInput{Name: "Client II", Species: petstore.PetInputSpeciesRabbit, Status: &status})
 		must(t, "updatePet", err, res.StatusCode(), res.Body, http.StatusOK)
 		if p := res.JSON200; p == nil || p.Name != "Client II" || p.Status == nil || *p.Status != petstore.PetStatusPending {
 			t.Errorf("updatePet: %s", res.Body)
+		}
+		stale := `"stale"`
+		res, err = authorized.UpdatePetWithResponse(ctx, id, &petstore.UpdatePetParams{IfMatch: &stale}, petstore.PetInput{Name: "Client III", Species: petstore.PetInputSpeciesRabbit})
+		must(t, "updatePet", err, res.StatusCode(), res.Body, http.StatusPreconditionFailed)
+	})
+
+	t.Run("patchPet", func(t *testing.T) {
+		cur, err := anon.GetPetWithResponse(ctx, id)
+		must(t, "getPet", err, cur.StatusCode(), cur.Body, http.StatusOK)
+		etag := cur.HTTPResponse.Header.Get("ETag")
+		res, err := authorized.PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, id, &petstore.PatchPetParams{IfMatch: &etag},
+			map[string]any{"status": "adopted", "owner": nil})
+		must(t, "patchPet", err, res.StatusCode(), res.Body, http.StatusOK)
+		if p := res.JSON200; p == nil || p.Name != "Client II" || p.Status == nil || *p.Status != petstore.PetStatusAdopted || p.Owner != nil {
+			t.Errorf("patchPet: %s", res.Body)
+		}
+	})
+
+	t.Run("petEvents", func(t *testing.T) {
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		res, err := anon.PetEvents(sctx, &petstore.PetEventsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+			t.Errorf("petEvents: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 		}
 	})
 

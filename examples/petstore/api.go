@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -12,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/openapi"
@@ -23,16 +26,16 @@ import (
 // typed input to a typed output: vane binds and validates the input before
 // the handler runs, and writes the output (or the error) as the response.
 type api struct {
-	router *vane.Router // answers the 401s of requireToken through its error model
 	store  *Store
+	events *broker
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
 }
 
-// registerAPI registers the service's operations on r, and the OpenAPI
-// document and docs page that describe them.
-func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
-	a := &api{router: r, store: store, tokens: tokens}
+// registerAPI registers the service's operations on r, and returns the
+// broker of their change events (for GET /pets/events).
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker {
+	a := &api{store: store, tokens: tokens, events: newBroker()}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -48,14 +51,16 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
 	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, status(http.StatusCreated))
 	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured,
 		responds(404, "No pet has this ID."))
+	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured,
+		responds(404, "No pet has this ID."),
+		describe("A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional."))
 	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
 		status(http.StatusNoContent), responds(404, "No pet has this ID."))
 	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
 		func(op *vane.Op) { op.Tags = []string{"account"} })
-
-	vane.Docs(r, docsConfig())
+	return a.events
 }
 
 // docsConfig is what the document says beyond the types: its title, and
@@ -149,17 +154,8 @@ func status(code int) func(*vane.Op) {
 
 func secured(op *vane.Op) {
 	op.Security = []map[string][]string{{"bearer": {}}}
-	op.Problems = append(op.Problems, vane.ProblemType{
-		Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
-		Headers: map[string]string{"WWW-Authenticate": "The scheme to authenticate with: Bearer, in the realm petstore."},
-	})
+	responds(http.StatusUnauthorized, "The bearer token is missing or unknown.")(op)
 }
-
-// errUnauthorized is requireToken's answer: a problem with the header
-// that tells the client how to authenticate. It is shared; WithHeader
-// made a copy, and writing it does not change it.
-var errUnauthorized = vane.ErrorUnauthorized("a valid bearer token is required").
-	WithHeader("WWW-Authenticate", `Bearer realm="petstore"`)
 
 // ---- Listing, with paging and filters ----
 
@@ -219,12 +215,34 @@ type PetID struct {
 	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
-func (a *api) getPet(ctx context.Context, in *PetID) (*Pet, error) {
+// PetVersion is a pet with its version in the headers: a GET whose
+// If-None-Match names the ETag, or whose If-Modified-Since is not before
+// Last-Modified, is answered 304 Not Modified by vane, without a body.
+type PetVersion struct {
+	ETag         string    `header:"ETag" doc:"The pet's version: send it in If-Match to change this version only."`
+	LastModified time.Time `header:"Last-Modified"`
+	Body         Pet
+}
+
+func versioned(p Pet) *PetVersion {
+	return &PetVersion{ETag: etag(p), LastModified: p.UpdatedAt, Body: p}
+}
+
+// etag is a pet's entity tag: a hash of its JSON, so it changes whenever
+// what a client reads changes (updatedAt alone has one-second steps).
+func etag(p Pet) string {
+	b, _ := json.Marshal(p)
+	h := fnv.New64a()
+	h.Write(b)
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
 	p, err := a.store.Get(ctx, in.ID)
 	if err != nil {
 		return nil, storeError(err, in.ID)
 	}
-	return &p, nil
+	return versioned(p), nil
 }
 
 // CreatePet is the input of POST /pets: a JSON body. A field named Body is
@@ -245,21 +263,37 @@ func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.events.publish(PetCreated{Pet: p})
 	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
 }
 
-// UpdatePet is the input of PUT /pets/{id}: a path parameter and a body.
+// UpdatePet is the input of PUT /pets/{id}: a path parameter and a body,
+// and the preconditions (If-Match …) that vane.Conditional binds.
 type UpdatePet struct {
+	vane.Conditional
 	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
 	Body PetInput
 }
 
-func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*Pet, error) {
+func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error) {
+	if in.IfMatch != "" || in.IfNoneMatch != "" || in.IfUnmodifiedSince != "" {
+		cur, err := a.store.Get(ctx, in.ID)
+		if err != nil {
+			return nil, storeError(err, in.ID)
+		}
+		// The check and the update are two statements: an update between
+		// them goes unnoticed. A store that must close that gap updates
+		// WHERE updated_at = the version checked.
+		if err := in.Check(vane.Version{ETag: etag(cur), LastModified: cur.UpdatedAt, Exists: true}); err != nil {
+			return nil, err // 412: nothing changed
+		}
+	}
 	p, err := a.store.Update(ctx, in.ID, in.Body)
 	if err != nil {
 		return nil, storeError(err, in.ID)
 	}
-	return &p, nil
+	a.events.publish(PetUpdated{Pet: p})
+	return versioned(p), nil
 }
 
 // deletePet returns no output: a nil output with a nil error is 204 No
@@ -268,6 +302,7 @@ func (a *api) deletePet(ctx context.Context, in *PetID) (*struct{}, error) {
 	if err := a.store.Delete(ctx, in.ID); err != nil {
 		return nil, storeError(err, in.ID)
 	}
+	a.events.publish(PetDeleted{ID: in.ID})
 	return nil, nil
 }
 
@@ -287,12 +322,12 @@ type UploadPhoto struct {
 func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 	fh := in.Body.Photo
 	if fh == nil {
-		return nil, vane.ErrorUnprocessableEntity("a photo is required",
+		return nil, vane.UnprocessableEntity("a photo is required",
 			problem.FieldError{Location: "body.photo", Message: "required"})
 	}
 	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type"))
 	if !slices.Contains(photoTypes, ctype) {
-		return nil, vane.ErrorUnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
+		return nil, vane.UnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
 			problem.FieldError{Location: "body.photo", Message: "unsupported image type", Value: ctype})
 	}
 	if fh.Size > maxPhotoBytes {
@@ -325,7 +360,7 @@ type PhotoFile struct {
 func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 	ph, err := a.store.Photo(ctx, in.ID)
 	if errors.Is(err, errNotFound) {
-		return nil, vane.ErrorNotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
+		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
 		return nil, err
@@ -354,9 +389,7 @@ func userOf(ctx context.Context) string {
 
 // requireToken is ordinary net/http middleware: it answers 401 unless the
 // request carries a known bearer token, and passes the token's user on in
-// the request's context. The 401 goes through the router's error model
-// (Router.WriteError): the same problem shape as the operations' errors,
-// with its WWW-Authenticate header, seen by an OnError hook if one is set.
+// the request's context.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -371,7 +404,8 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 			}
 		}
 		if user == "" {
-			a.router.WriteError(w, r, errUnauthorized)
+			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required").
+				WithHeader("WWW-Authenticate", `Bearer realm="petstore"`))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
@@ -379,12 +413,12 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 }
 
 // storeError is the error for a failed store call on pet id: a 404 for an
-// unknown pet (vane.ErrorNotFound makes a problem response whose detail the
+// unknown pet (vane.NotFound makes a problem response whose detail the
 // client sees), else the error itself, a 500 whose cause is logged, not
 // shown.
 func storeError(err error, id int64) error {
 	if errors.Is(err, errNotFound) {
-		return vane.ErrorNotFound("no pet has ID " + strconv.FormatInt(id, 10))
+		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
 	}
 	return err
 }

@@ -351,6 +351,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"GET /pets": "listPets", "POST /pets": "createPet", "GET /pets/{id}": "getPet",
 		"PUT /pets/{id}": "updatePet", "DELETE /pets/{id}": "deletePet",
 		"POST /pets/{id}/photo": "uploadPetPhoto", "GET /pets/{id}/photo": "getPetPhoto", "GET /me": "whoAmI",
+		"PATCH /pets/{id}": "patchPet", "GET /pets/events": "petEvents",
 	}
 	n := 0
 	for path, ops := range doc.Paths {
@@ -395,9 +396,9 @@ func TestDocsPageInBrowser(t *testing.T) {
 	browsertest.Chromium(t)
 	c := startService(t, testDBs[0])
 	dom := browsertest.DOM(t, c.base+"/docs", 20*time.Second)
-	blocks := regexp.MustCompile(`class="opblock opblock-(get|post|put|delete)[^"]*"`).FindAllString(dom, -1)
-	if len(blocks) != 8 {
-		t.Errorf("the page shows %d operations, want 8", len(blocks))
+	blocks := regexp.MustCompile(`class="opblock opblock-(get|post|put|patch|delete)[^"]*"`).FindAllString(dom, -1)
+	if len(blocks) != 10 {
+		t.Errorf("the page shows %d operations, want 10", len(blocks))
 	}
 	for _, want := range []string{"Pet store", "List pets", "Upload a pet's photo", `data-path="/pets/{id}/photo"`, "Authorize"} {
 		if !strings.Contains(dom, want) && !strings.Contains(dom, strings.ReplaceAll(want, "'", "&#39;")) {

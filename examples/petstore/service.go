@@ -13,6 +13,7 @@ import (
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/middleware"
+	"github.com/vane-http/vane/problem"
 )
 
 // options are the service's settings beyond its store and tokens.
@@ -76,7 +77,18 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	if o.timeout > 0 {
 		api.Use(middleware.Timeout(o.timeout))
 	}
-	registerAPI(api, store, tokens)
+	events := registerAPI(api, store, tokens)
+	// The event stream is served outside the API's Timeout: it lasts as
+	// long as its client listens (or until the server shuts down).
+	vane.Stream(r, "/pets/events", map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}},
+		events.serve, summary("Follow changes to pets", "petEvents"),
+		describe("Server-sent events: a created, updated or deleted event for each change made through this replica."))
+	// /pets/events has GET only: the other methods are answered 405, as the
+	// document says, rather than reaching /pets/{id} with id "events".
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		r.Handle(m, "/pets/events", getOnly)
+	}
+	vane.Docs(r, docsConfig())
 	return r
 }
 
@@ -117,3 +129,9 @@ func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name)}
 }
+
+// getOnly answers 405 Method Not Allowed for a path that has GET only.
+var getOnly = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Allow", "GET, HEAD")
+	problem.Write(w, problem.New(http.StatusMethodNotAllowed, "this path has GET only"))
+})

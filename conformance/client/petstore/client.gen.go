@@ -225,6 +225,16 @@ type PetSpecies string
 // PetStatus Where the pet is in the adoption process; available when absent.
 type PetStatus string
 
+// PetCreated defines model for PetCreated.
+type PetCreated struct {
+	Pet Pet `json:"pet"`
+}
+
+// PetDeleted defines model for PetDeleted.
+type PetDeleted struct {
+	Id int64 `json:"id"`
+}
+
 // PetInput defines model for PetInput.
 type PetInput struct {
 	// BirthDate Example: 2021-04-01
@@ -255,6 +265,11 @@ type PetInputSpecies string
 
 // PetInputStatus Where the pet is in the adoption process; available when absent.
 type PetInputStatus string
+
+// PetUpdated defines model for PetUpdated.
+type PetUpdated struct {
+	Pet Pet `json:"pet"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -344,6 +359,39 @@ type ListPetsParamsSpecies string
 // ListPetsParamsStatus defines parameters for ListPets.
 type ListPetsParamsStatus string
 
+// PetEventsParams defines parameters for PetEvents.
+type PetEventsParams struct {
+	// LastEventID The id of the last event received, sent by a reconnecting client; events are not replayed, so it only tells the server where the client was.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
+// PatchPetApplicationMergePatchPlusJSONBody defines parameters for PatchPet.
+type PatchPetApplicationMergePatchPlusJSONBody = map[string]interface{}
+
+// PatchPetParams defines parameters for PatchPet.
+type PatchPetParams struct {
+	// IfMatch Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
+	IfMatch *string `json:"If-Match,omitempty"`
+
+	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+}
+
+// UpdatePetParams defines parameters for UpdatePet.
+type UpdatePetParams struct {
+	// IfMatch Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
+	IfMatch *string `json:"If-Match,omitempty"`
+
+	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+}
+
 // UploadPetPhotoMultipartBody defines parameters for UploadPetPhoto.
 type UploadPetPhotoMultipartBody struct {
 	// Photo A JPEG, PNG, GIF or WebP image of at most 4 MiB.
@@ -352,6 +400,9 @@ type UploadPetPhotoMultipartBody struct {
 
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = PetInput
+
+// PatchPetApplicationMergePatchPlusJSONRequestBody defines body for PatchPet for application/merge-patch+json ContentType.
+type PatchPetApplicationMergePatchPlusJSONRequestBody = PatchPetApplicationMergePatchPlusJSONBody
 
 // UpdatePetJSONRequestBody defines body for UpdatePet for application/json ContentType.
 type UpdatePetJSONRequestBody = PetInput
@@ -459,6 +510,13 @@ type ClientInterface interface {
 	// Corresponds with POST /pets (the `CreatePet` operationId).
 	CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PetEvents Follow changes to pets
+	//
+	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	//
+	// Corresponds with GET /pets/events (the `PetEvents` operationId).
+	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeletePet Remove a pet
 	//
 	// Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
@@ -469,19 +527,37 @@ type ClientInterface interface {
 	// Corresponds with GET /pets/{id} (the `GetPet` operationId).
 	GetPet(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PatchPetWithBody Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithBody(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationMergePatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdatePetWithBody Replace a pet
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-	UpdatePetWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdatePetWithBody(ctx context.Context, id int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdatePet Replace a pet
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-	UpdatePet(ctx context.Context, id int64, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdatePet(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPetPhoto Download a pet's photo
 	//
@@ -562,6 +638,23 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 	return c.Client.Do(req)
 }
 
+// PetEvents Follow changes to pets
+//
+// Server-sent events: a created, updated or deleted event for each change made through this replica.
+//
+// Corresponds with GET /pets/events (the `PetEvents` operationId).
+func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPetEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeletePet Remove a pet
 //
 // Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
@@ -592,13 +685,51 @@ func (c *Client) GetPet(ctx context.Context, id int64, reqEditors ...RequestEdit
 	return c.Client.Do(req)
 }
 
+// PatchPetWithBody Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *Client) PatchPetWithBody(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchPetRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *Client) PatchPetWithApplicationMergePatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchPetRequestWithApplicationMergePatchPlusJSONBody(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // UpdatePetWithBody Replace a pet
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-func (c *Client) UpdatePetWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdatePetRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) UpdatePetWithBody(ctx context.Context, id int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePetRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -614,8 +745,8 @@ func (c *Client) UpdatePetWithBody(ctx context.Context, id int64, contentType st
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-func (c *Client) UpdatePet(ctx context.Context, id int64, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdatePetRequest(c.Server, id, body)
+func (c *Client) UpdatePet(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePetRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -839,6 +970,48 @@ func NewCreatePetRequestWithBody(server string, contentType string, body io.Read
 	return req, nil
 }
 
+// NewPetEventsRequest constructs an http.Request for the PetEvents method
+func NewPetEventsRequest(server string, params *PetEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewDeletePetRequest constructs an http.Request for the DeletePet method
 func NewDeletePetRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -907,19 +1080,103 @@ func NewGetPetRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
-// NewUpdatePetRequest calls the generic UpdatePet builder with application/json body
-func NewUpdatePetRequest(server string, id int64, body UpdatePetJSONRequestBody) (*http.Request, error) {
+// NewPatchPetRequestWithApplicationMergePatchPlusJSONBody calls the generic PatchPet builder with application/merge-patch+json body
+func NewPatchPetRequestWithApplicationMergePatchPlusJSONBody(server string, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdatePetRequestWithBody(server, id, "application/json", bodyReader)
+	return NewPatchPetRequestWithBody(server, id, params, "application/merge-patch+json", bodyReader)
+}
+
+// NewPatchPetRequestWithBody constructs an http.Request for the PatchPet method, with any body, and a specified content type
+func NewPatchPetRequestWithBody(server string, id int64, params *PatchPetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+		if params.IfUnmodifiedSince != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-Unmodified-Since", *params.IfUnmodifiedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewUpdatePetRequest calls the generic UpdatePet builder with application/json body
+func NewUpdatePetRequest(server string, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdatePetRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewUpdatePetRequestWithBody constructs an http.Request for the UpdatePet method, with any body, and a specified content type
-func NewUpdatePetRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdatePetRequestWithBody(server string, id int64, params *UpdatePetParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -950,6 +1207,43 @@ func NewUpdatePetRequestWithBody(server string, id int64, contentType string, bo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+		if params.IfUnmodifiedSince != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-Unmodified-Since", *params.IfUnmodifiedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1098,6 +1392,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /pets (the `CreatePet` operationId).
 	CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
+	// PetEventsWithResponse Follow changes to pets
+	//
+	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pets/events (the `PetEvents` operationId).
+	PetEventsWithResponse(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*PetEventsResponse, error)
+
 	// DeletePetWithResponse Remove a pet
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -1112,19 +1415,37 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /pets/{id} (the `GetPet` operationId).
 	GetPetWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetPetResponse, error)
 
+	// PatchPetWithBodyWithResponse Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
+
+	// PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
+
 	// UpdatePetWithBodyWithResponse Replace a pet
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-	UpdatePetWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
+	UpdatePetWithBodyWithResponse(ctx context.Context, id int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
 
 	// UpdatePetWithResponse Replace a pet
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-	UpdatePetWithResponse(ctx context.Context, id int64, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
+	UpdatePetWithResponse(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
 
 	// GetPetPhotoWithResponse Download a pet's photo
 	//
@@ -1141,11 +1462,6 @@ type ClientWithResponsesInterface interface {
 	UploadPetPhotoWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadPetPhotoResponse, error)
 }
 
-// WhoAmIResponse401Headers the declared response headers of an HTTP 401 response for WhoAmI
-type WhoAmIResponse401Headers struct {
-	WWWAuthenticate *string
-}
-
 type WhoAmIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1153,12 +1469,12 @@ type WhoAmIResponse struct {
 	JSON200 *Me
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *WhoAmIResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1169,6 +1485,11 @@ func (r WhoAmIResponse) GetJSON200() *Me {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r WhoAmIResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r WhoAmIResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -1215,6 +1536,8 @@ type ListPetsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PagePet
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -1226,6 +1549,11 @@ type ListPetsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListPetsResponse) GetJSON200() *PagePet {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r ListPetsResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -1277,11 +1605,6 @@ type CreatePetResponse201Headers struct {
 	Location *string
 }
 
-// CreatePetResponse401Headers the declared response headers of an HTTP 401 response for CreatePet
-type CreatePetResponse401Headers struct {
-	WWWAuthenticate *string
-}
-
 type CreatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1291,6 +1614,8 @@ type CreatePetResponse struct {
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1303,8 +1628,6 @@ type CreatePetResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreatePetResponse201Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *CreatePetResponse401Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1320,6 +1643,11 @@ func (r CreatePetResponse) GetApplicationproblemJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreatePetResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r CreatePetResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -1376,9 +1704,59 @@ func (r CreatePetResponse) ContentType() string {
 	return ""
 }
 
-// DeletePetResponse401Headers the declared response headers of an HTTP 401 response for DeletePet
-type DeletePetResponse401Headers struct {
-	WWWAuthenticate *string
+type PetEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ValidationFailed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON422() *ValidationFailed {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PetEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PetEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PetEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PetEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type DeletePetResponse struct {
@@ -1394,8 +1772,6 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *DeletePetResponse401Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -1452,6 +1828,12 @@ func (r DeletePetResponse) ContentType() string {
 	return ""
 }
 
+// GetPetResponse200Headers the declared response headers of an HTTP 200 response for GetPet
+type GetPetResponse200Headers struct {
+	Etag         *string
+	LastModified *string
+}
+
 type GetPetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1459,12 +1841,16 @@ type GetPetResponse struct {
 	JSON200 *Pet
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPetResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1475,6 +1861,11 @@ func (r GetPetResponse) GetJSON200() *Pet {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r GetPetResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -1521,9 +1912,115 @@ func (r GetPetResponse) ContentType() string {
 	return ""
 }
 
-// UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
-type UpdatePetResponse401Headers struct {
-	WWWAuthenticate *string
+// PatchPetResponse200Headers the declared response headers of an HTTP 200 response for PatchPet
+type PatchPetResponse200Headers struct {
+	Etag         *string
+	LastModified *string
+}
+
+type PatchPetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pet
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ContentTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ValidationFailed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchPetResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchPetResponse) GetJSON200() *Pet {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON413() *ContentTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchPetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchPetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchPetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchPetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdatePetResponse200Headers the declared response headers of an HTTP 200 response for UpdatePet
+type UpdatePetResponse200Headers struct {
+	Etag         *string
+	LastModified *string
 }
 
 type UpdatePetResponse struct {
@@ -1537,6 +2034,10 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1547,8 +2048,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *UpdatePetResponse401Headers
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdatePetResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1569,6 +2070,16 @@ func (r UpdatePetResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r UpdatePetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r UpdatePetResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r UpdatePetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -1694,11 +2205,6 @@ func (r GetPetPhotoResponse) ContentType() string {
 	return ""
 }
 
-// UploadPetPhotoResponse401Headers the declared response headers of an HTTP 401 response for UploadPetPhoto
-type UploadPetPhotoResponse401Headers struct {
-	WWWAuthenticate *string
-}
-
 type UploadPetPhotoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1710,6 +2216,8 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1720,8 +2228,6 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *UploadPetPhotoResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1742,6 +2248,11 @@ func (r UploadPetPhotoResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r UploadPetPhotoResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r UploadPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -1852,6 +2363,21 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body Cr
 	return ParseCreatePetResponse(rsp)
 }
 
+// PetEventsWithResponse Follow changes to pets
+//
+// Server-sent events: a created, updated or deleted event for each change made through this replica.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pets/events (the `PetEvents` operationId).
+func (c *ClientWithResponses) PetEventsWithResponse(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*PetEventsResponse, error) {
+	rsp, err := c.PetEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePetEventsResponse(rsp)
+}
+
 // DeletePetWithResponse Remove a pet
 //
 // Returns a wrapper object for the known response body format(s).
@@ -1878,13 +2404,43 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, id int64, 
 	return ParseGetPetResponse(rsp)
 }
 
+// PatchPetWithBodyWithResponse Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *ClientWithResponses) PatchPetWithBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchPetResponse, error) {
+	rsp, err := c.PatchPetWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchPetResponse(rsp)
+}
+
+// PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *ClientWithResponses) PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error) {
+	rsp, err := c.PatchPetWithApplicationMergePatchPlusJSONBody(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchPetResponse(rsp)
+}
+
 // UpdatePetWithBodyWithResponse Replace a pet
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
-	rsp, err := c.UpdatePetWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context, id int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
+	rsp, err := c.UpdatePetWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1896,8 +2452,8 @@ func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /pets/{id} (the `UpdatePet` operationId).
-func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int64, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
-	rsp, err := c.UpdatePet(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
+	rsp, err := c.UpdatePet(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1958,6 +2514,13 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1972,19 +2535,6 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
-	}
-
-	switch {
-	case rsp.StatusCode == 401:
-		var headers WhoAmIResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = &value
-		}
-		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -2010,6 +2560,13 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -2072,6 +2629,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ContentTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2120,16 +2684,46 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
-	case rsp.StatusCode == 401:
-		var headers CreatePetResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = &value
+	}
+
+	return response, nil
+}
+
+// ParsePetEventsResponse parses an HTTP response from a PetEventsWithResponse call
+func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PetEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		response.Headers401 = &headers
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -2189,19 +2783,6 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 
 	}
 
-	switch {
-	case rsp.StatusCode == 401:
-		var headers DeletePetResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = &value
-		}
-		response.Headers401 = &headers
-	}
-
 	return response, nil
 }
 
@@ -2226,12 +2807,22 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -2254,6 +2845,128 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPetResponse200Headers
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchPetResponse parses an HTTP response from a PatchPetWithResponse call
+func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchPetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ContentTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchPetResponse200Headers
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
@@ -2301,6 +3014,20 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ContentTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2339,16 +3066,23 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 	}
 
 	switch {
-	case rsp.StatusCode == 401:
-		var headers UpdatePetResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+	case rsp.StatusCode == 200:
+		var headers UpdatePetResponse200Headers
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.WWWAuthenticate = &value
+			headers.Etag = &value
 		}
-		response.Headers401 = &headers
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
@@ -2456,6 +3190,13 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ContentTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2491,19 +3232,6 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
-	}
-
-	switch {
-	case rsp.StatusCode == 401:
-		var headers UploadPetPhotoResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = &value
-		}
-		response.Headers401 = &headers
 	}
 
 	return response, nil

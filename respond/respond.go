@@ -1,0 +1,525 @@
+// Package respond writes the output of a typed operation: compiled once
+// from the output type, it turns a *O into a status, headers and a body,
+// the mirror of package bind for requests. It also says which responses an
+// operation documents, so that what the server sends and what the OpenAPI
+// document lists come from one place.
+//
+// An output type O is read as follows. If O is a struct with a Body field,
+// its fields tagged header are response headers (a time.Time as an HTTP
+// date, a []string as one header line per element), an int field named
+// Status sets the status when not zero, and Body is the response body;
+// otherwise the whole O is the body. A body is encoded with the operation's
+// codec (JSON by default), except a []byte or an io.Reader, which are sent
+// as they are (application/octet-stream unless a Content-Type header field
+// says otherwise, always with X-Content-Type-Options: nosniff).
+package respond
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/schema"
+)
+
+// Output writes the values of one output type. It is compiled once by
+// Compile and safe for concurrent use.
+type Output struct {
+	typ        reflect.Type
+	ptrType    reflect.Type // *O, the type Write accepts
+	headers    []outHeader
+	statusOff  uintptr
+	hasStatus  bool
+	bodyOff    uintptr
+	bodyType   reflect.Type // nil: no body at all
+	bodyKind   int
+	mediaType  string
+	bodySchema *schema.Schema
+	headerDocs []operation.Header
+	ctHeader   bool // a header field sets Content-Type
+	validators bool // a header field sets ETag or Last-Modified
+	cookies    []cookieField
+	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
+}
+
+const (
+	outJSON = iota
+	outBytes
+	outReader
+)
+
+type outHeader struct {
+	name   string // canonical
+	offset uintptr
+	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
+	multi  bool                                  // a []string: one header line per element
+}
+
+var (
+	jsonContentType   = []string{"application/json"}
+	octetContentType  = []string{"application/octet-stream"}
+	nosniff           = []string{"nosniff"}
+	varyAccept        = []string{"Accept"}
+	timeType          = reflect.TypeFor[time.Time]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+	readerType        = reflect.TypeFor[io.Reader]()
+	bytesType         = reflect.TypeFor[[]byte]()
+)
+
+// Compile compiles the output type t, documenting its body and headers
+// with schemas from reg. It fails, naming the field, for a type it cannot
+// write.
+func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
+	o, err := compileFields(t, reg)
+	if err != nil {
+		return nil, err
+	}
+	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
+	o.ptrType = reflect.PointerTo(t)
+	return o, nil
+}
+
+// Empty reports whether the output has nothing to say: a JSON body that is
+// always {}, no headers, no Status. Such an operation usually returns nil,
+// which is answered 204 No Content.
+func (o *Output) Empty() bool { return o.empty }
+
+// isEmptyStruct reports whether t (or what it points to) is a struct whose
+// JSON is always {}: no properties and no marshalling of its own.
+func isEmptyStruct(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct || len(schema.Fields(t)) > 0 {
+		return false
+	}
+	p := reflect.PointerTo(t)
+	return !p.Implements(jsonMarshalerType) && !p.Implements(textMarshalerType)
+}
+
+func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
+	o := &Output{typ: t, mediaType: "application/json"}
+	if t.Kind() != reflect.Struct {
+		return o, o.setBody(t, 0, reg)
+	}
+	if f, ok := t.FieldByName("Body"); !ok || len(f.Index) != 1 {
+		return o, o.setBody(t, 0, reg)
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		switch {
+		case f.Name == "Body":
+			if err := o.setBody(f.Type, f.Offset, reg); err != nil {
+				return nil, err
+			}
+			if doc := f.Tag.Get("doc"); doc != "" && o.bodySchema != nil && o.bodySchema.Ref == "" {
+				o.bodySchema.Description = doc
+			}
+		case f.Name == "Status" && f.Tag.Get("header") == "":
+			if f.Type.Kind() != reflect.Int {
+				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
+			}
+			o.statusOff, o.hasStatus = f.Offset, true
+		case f.Type == cookieType || f.Type == cookiePtrType || f.Type == cookieSliceType:
+			if name, ok := f.Tag.Lookup("header"); ok && http.CanonicalHeaderKey(name) != "Set-Cookie" {
+				return nil, fmt.Errorf("field %s: a cookie is sent as Set-Cookie, not as header %q", f.Name, name)
+			}
+			if len(o.cookies) == 0 {
+				o.headerDocs = append(o.headerDocs, operation.Header{Name: "Set-Cookie", Field: f.Name,
+					Description: cmpOr(f.Tag.Get("doc"), "Cookies the response sets."),
+					Schema:      &schema.Schema{Type: schema.TypeString, Examples: []any{"session=abc123; Path=/; HttpOnly; Secure; SameSite=Lax"}}})
+			}
+			o.cookies = append(o.cookies, cookieField{offset: f.Offset, typ: f.Type})
+		default:
+			name, ok := f.Tag.Lookup("header")
+			if !ok {
+				continue
+			}
+			h, err := headerWriter(f)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %v", f.Name, err)
+			}
+			h.name = http.CanonicalHeaderKey(name)
+			o.headers = append(o.headers, h)
+			o.ctHeader = o.ctHeader || h.name == "Content-Type"
+			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
+			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %v", f.Name, err)
+			}
+			if f.Type == timeType || f.Type == reflect.PointerTo(timeType) {
+				hs = &schema.Schema{Type: schema.TypeString, Description: hs.Description, Examples: []any{"Wed, 21 Oct 2015 07:28:00 GMT"}}
+			}
+			o.headerDocs = append(o.headerDocs, operation.Header{Name: h.name, Description: f.Tag.Get("doc"), Schema: hs, Field: f.Name})
+		}
+	}
+	return o, nil
+}
+
+func (o *Output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) error {
+	o.bodyType, o.bodyOff = t, off
+	switch {
+	case t == bytesType:
+		o.bodyKind, o.mediaType = outBytes, "application/octet-stream"
+		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
+		return nil
+	case t.Kind() == reflect.Interface && t.Implements(readerType):
+		o.bodyKind, o.mediaType = outReader, "application/octet-stream"
+		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
+		return nil
+	}
+	s, err := reg.Schema(t)
+	if err != nil {
+		return err
+	}
+	o.bodySchema = s
+	return nil
+}
+
+func headerWriter(f reflect.StructField) (outHeader, error) {
+	h := outHeader{offset: f.Offset}
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		// A nil pointer sends no header; otherwise the value's.
+		ef := f
+		ef.Type, ef.Offset = t.Elem(), 0
+		elem, err := headerWriter(ef)
+		if err != nil || elem.multi {
+			return h, fmt.Errorf("type %v cannot be a response header", t)
+		}
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			q := *(*unsafe.Pointer)(p)
+			if q == nil {
+				return "", false
+			}
+			return elem.format(q)
+		}
+		return h, nil
+	}
+	switch {
+	case t == timeType:
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			tm := *(*time.Time)(p)
+			if tm.IsZero() {
+				return "", false
+			}
+			return tm.UTC().Format(http.TimeFormat), true
+		}
+	case t.Kind() == reflect.String:
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			s := *(*string)(p)
+			return s, s != ""
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		h.multi = true
+	case t.Implements(textMarshalerType) || t.Implements(stringerType):
+		h.format = func(p unsafe.Pointer) (string, bool) {
+			v := reflect.NewAt(t, p).Elem()
+			if v.IsZero() {
+				return "", false
+			}
+			if m, ok := v.Interface().(encoding.TextMarshaler); ok {
+				b, err := m.MarshalText()
+				return string(b), err == nil
+			}
+			return v.Interface().(fmt.Stringer).String(), true
+		}
+	default:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			k := t.Kind()
+			h.format = func(p unsafe.Pointer) (string, bool) {
+				var v int64
+				switch k {
+				case reflect.Int:
+					v = int64(*(*int)(p))
+				case reflect.Int8:
+					v = int64(*(*int8)(p))
+				case reflect.Int16:
+					v = int64(*(*int16)(p))
+				case reflect.Int32:
+					v = int64(*(*int32)(p))
+				default:
+					v = *(*int64)(p)
+				}
+				return strconv.FormatInt(v, 10), true
+			}
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			h.format = func(p unsafe.Pointer) (string, bool) {
+				return strconv.FormatUint(reflect.NewAt(t, p).Elem().Uint(), 10), true
+			}
+		case reflect.Bool:
+			h.format = func(p unsafe.Pointer) (string, bool) {
+				return strconv.FormatBool(*(*bool)(p)), true
+			}
+		case reflect.Float32, reflect.Float64:
+			h.format = func(p unsafe.Pointer) (string, bool) {
+				return strconv.FormatFloat(reflect.NewAt(t, p).Elem().Float(), 'g', -1, 64), true
+			}
+		default:
+			return h, fmt.Errorf("type %v cannot be a response header", t)
+		}
+	}
+	return h, nil
+}
+
+// Negotiated reports whether the output's body is chosen by the request's
+// Accept, so that a request accepting none of the media types is answered
+// 406, which the caller does before the handler runs: a body encoded by
+// the codecs (not a []byte or io.Reader), an output that is not Empty
+// (usually returned nil, a 204), and one that can have a body at all (a
+// Status field, or a status other than 204, 205 and 304).
+func (o *Output) Negotiated(status int) bool {
+	return o.bodyKind == outJSON && o.bodySchema != nil && !o.empty && (o.hasStatus || !operation.NoBody(status))
+}
+
+// Write sends out, a non-nil *O of the compiled type, as the response to
+// req: headers, then status (out's Status field when not zero, else
+// status), then the body encoded with c. Statuses 204, 205 and 304 are
+// sent without a body. A successful (200) response to a GET or HEAD whose
+// ETag or Last-Modified header field matches the request's If-None-Match
+// or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// The body's media type is the one req's Accept prefers among enc's; when
+// it accepts none, Write sends nothing and returns ErrNotAcceptable, unless
+// the response has no body (204, 205, 304).
+// When enc has more than one media type, a body that enc encodes is sent
+// with Vary: Accept (added to any Vary already set), 304s included.
+// It fails only when the body cannot be encoded, before anything is sent;
+// any other type of out panics.
+func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
+	if reflect.TypeOf(out) != o.ptrType {
+		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
+	}
+	p := reflect.ValueOf(out).UnsafePointer()
+	if o.hasStatus {
+		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
+			status = s
+		}
+	}
+	chosen := 0
+	if o.bodyKind == outJSON && req != nil && !operation.NoBody(status) {
+		// A response without a body is never refused for its media type.
+		if chosen = enc.negotiate(req.Header["Accept"]); chosen < 0 {
+			return ErrNotAcceptable
+		}
+	}
+	hdr := w.Header()
+	if o.bodyKind == outJSON && len(enc.list) > 1 {
+		// The body depends on Accept: a cache must not answer another
+		// request with it (RFC 9110 section 12.5.5), 304s included.
+		if v := hdr["Vary"]; v == nil {
+			hdr["Vary"] = varyAccept
+		} else {
+			hdr["Vary"] = append(v[:len(v):len(v)], "Accept")
+		}
+	}
+	if len(o.headers) > 0 {
+		// One allocation holds every single-valued header's value slice.
+		vals := make([]string, len(o.headers))
+		for i := range o.headers {
+			h := &o.headers[i]
+			fp := unsafe.Add(p, h.offset)
+			if h.multi {
+				if list := *(*[]string)(fp); len(list) > 0 {
+					hdr[h.name] = list
+				}
+				continue
+			}
+			if v, ok := h.format(fp); ok {
+				vals[i] = v
+				hdr[h.name] = vals[i : i+1 : i+1]
+			}
+		}
+	}
+	for _, c := range o.cookies {
+		c.write(hdr, unsafe.Add(p, c.offset))
+	}
+	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
+		status = http.StatusNotModified
+	}
+	if operation.NoBody(status) {
+		// 204, 205 and 304 carry no body, whatever the output holds.
+		w.WriteHeader(status)
+		return nil
+	}
+	bp := unsafe.Add(p, o.bodyOff)
+	switch o.bodyKind {
+	case outBytes:
+		b := *(*[]byte)(bp)
+		if !o.ctHeader || hdr["Content-Type"] == nil {
+			hdr["Content-Type"] = octetContentType
+		}
+		hdr["X-Content-Type-Options"] = nosniff
+		w.WriteHeader(status)
+		w.Write(b) //nolint:errcheck // a failed write means the client went away
+		return nil
+	case outReader:
+		r := *(*io.Reader)(bp)
+		if !o.ctHeader || hdr["Content-Type"] == nil {
+			hdr["Content-Type"] = octetContentType
+		}
+		hdr["X-Content-Type-Options"] = nosniff
+		w.WriteHeader(status)
+		if r == nil {
+			return nil
+		}
+		if rc, ok := r.(io.Closer); ok {
+			defer rc.Close()
+		}
+		copyFlushing(w, r)
+		return nil
+	}
+	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+	if err != nil {
+		for i := range o.headers {
+			delete(hdr, o.headers[i].name)
+		}
+		return fmt.Errorf("encoding the response body: %w", err)
+	}
+	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
+		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
+	}
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // a failed write means the client went away
+	return nil
+}
+
+// Responses returns the responses the operation d, whose output o is, can
+// answer with: its success response (d.Status, with o's headers and body),
+// the responses documented in extra (status: description), a 204 when o is
+// Empty (a nil output), and the errors vane itself answers with
+// (operation.ErrorStatuses), each with the problem+json schema from reg.
+// The success response comes first, the others by status.
+func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *schema.Registry, enc *Encoders) ([]operation.Response, error) {
+	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
+	if err != nil {
+		return nil, err
+	}
+	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
+	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: o.headerDocs}
+	if o.bodySchema != nil && !operation.NoBody(d.Status) {
+		success.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if o.bodyKind == outJSON && enc != nil {
+			success.Content = success.Content[:0]
+			for _, mt := range enc.MediaTypes() {
+				success.Content = append(success.Content, operation.Content{MediaType: mt, Schema: o.bodySchema})
+			}
+		}
+	}
+	list := []operation.Response{success}
+	add := func(status int, desc string) {
+		for i := range list {
+			if list[i].Status == status {
+				if desc != "" {
+					list[i].Description = desc
+				}
+				return
+			}
+		}
+		if desc == "" {
+			desc = http.StatusText(status)
+		}
+		r := operation.Response{Status: status, Description: desc}
+		if status >= 400 {
+			r.Content = probContent
+		}
+		list = append(list, r)
+	}
+	for status, desc := range extra {
+		add(status, desc)
+	}
+	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
+		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
+	}
+	if o.empty {
+		// A nil output is answered 204, and an output that can only be
+		// {} is usually returned nil: document both answers.
+		add(http.StatusNoContent, "")
+	}
+	for _, status := range operation.ErrorStatuses(d) {
+		add(status, "")
+	}
+	if o.Negotiated(d.Status) && enc != nil {
+		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")
+	}
+	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
+	return list, nil
+}
+
+var (
+	cookieType      = reflect.TypeFor[http.Cookie]()
+	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
+	cookieSliceType = reflect.TypeFor[[]*http.Cookie]()
+)
+
+// cookieField is an output field of type http.Cookie, *http.Cookie or
+// []*http.Cookie: each cookie it holds is a Set-Cookie line.
+type cookieField struct {
+	offset uintptr
+	typ    reflect.Type
+}
+
+func (c cookieField) write(h http.Header, p unsafe.Pointer) {
+	add := func(ck *http.Cookie) {
+		if ck != nil && ck.Name != "" {
+			if v := ck.String(); v != "" {
+				h["Set-Cookie"] = append(h["Set-Cookie"], v)
+			}
+		}
+	}
+	switch c.typ {
+	case cookieType:
+		add((*http.Cookie)(p))
+	case cookiePtrType:
+		add(*(**http.Cookie)(p))
+	default:
+		for _, ck := range *(*[]*http.Cookie)(p) {
+			add(ck)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// copyFlushing copies r to w, flushing after every read when w can flush,
+// so that a reader that produces data slowly (a pipe, a log tail) reaches
+// the client as it comes. A failed write means the client went away.
+func copyFlushing(w http.ResponseWriter, r io.Reader) {
+	f, ok := w.(http.Flusher)
+	if !ok {
+		io.Copy(w, r) //nolint:errcheck // see above
+		return
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			f.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package vane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/schema"
+)
+
+// EventStreamType is the media type of server-sent events.
+const EventStreamType = "text/event-stream"
+
+// Event is one server-sent event. Data is one of the stream's declared
+// event types (see Stream), whose name the event takes; ID, when not
+// empty, is the event's id (a reconnecting client sends the last one back
+// as Last-Event-ID); Retry, when positive, tells the client how long to
+// wait before reconnecting.
+type Event struct {
+	ID    string
+	Data  any
+	Retry time.Duration
+}
+
+// Sender sends one event and flushes it to the client. It fails once the
+// client has gone or the stream has ended, and for data of a type the
+// stream did not declare.
+type Sender func(Event) error
+
+// DefaultHeartbeat is how often an event stream sends a comment line when
+// it sends nothing else, so that proxies keep the connection open.
+const DefaultHeartbeat = 15 * time.Second
+
+// ErrStreamClosed is a Sender's error once the client has gone or the
+// server is shutting down.
+var ErrStreamClosed = errors.New("vane: the event stream is closed")
+
+// Stream registers a typed GET operation that answers with server-sent
+// events (text/event-stream). events declares the event types by name:
+// {"created": Pet{}, "deleted": PetRef{}}; each is documented with its
+// schema, and an event's name is its data's type's. The input I is bound
+// and validated as for any operation (a failure is a problem response,
+// before the stream starts); a field tagged `header:"Last-Event-ID"` gets
+// what a reconnecting client sends. h then sends events until it returns:
+// each is written as id, event and data lines (data is JSON) and flushed;
+// a comment line goes out every Op.Heartbeat (DefaultHeartbeat if zero,
+// none if negative) while h sends nothing. The context h gets ends when
+// the client leaves or a vane.Server shuts down, and h should then
+// return; the stream ends when it does. The server's write timeout does
+// not apply to the stream.
+func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...func(*Op)) {
+	if h == nil || len(events) == 0 {
+		panic("vane: Stream " + pattern + " needs a handler and at least one event type")
+	}
+	op := newOp(http.MethodGet, pattern, opts)
+	names := make(map[reflect.Type]string, len(events))
+	order := make([]string, 0, len(events))
+	for name := range events {
+		order = append(order, name)
+	}
+	sort.Strings(order)
+	var branches []*schema.Schema
+	for _, name := range order {
+		t := reflect.TypeOf(events[name])
+		if t == nil || strings.ContainsAny(name, "\r\n") || name == "" {
+			panic(fmt.Sprintf("vane: Stream %s: event %q needs a name without line breaks and a typed value", pattern, name))
+		}
+		if prev, dup := names[t]; dup {
+			panic(fmt.Sprintf("vane: Stream %s: events %q and %q have the same type %v", pattern, prev, name, t))
+		}
+		names[t] = name
+		ds, err := r.api.schemas.Schema(t)
+		if err != nil {
+			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
+		}
+		branches = append(branches, &schema.Schema{
+			Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
+			Properties: map[string]*schema.Schema{
+				"event": {Const: name},
+				"data":  ds,
+				"id":    {Type: schema.TypeString},
+				"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
+			},
+			PropertyOrder: []string{"event", "data", "id", "retry"},
+		})
+	}
+	th, d, err := compileOperation[I, struct{}](r, &op)
+	if err != nil {
+		panic("vane: " + err.Error())
+	}
+	for _, other := range r.api.ops {
+		if other.ID == d.ID {
+			panic(fmt.Sprintf("vane: operation ID %q of GET %s is already used by %s %s", d.ID, d.Pattern, other.Method, other.Pattern))
+		}
+	}
+	d.Status = http.StatusOK
+	success := operation.Response{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
+		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: branches}}}}
+	var rest []operation.Response
+	for _, resp := range d.Responses {
+		if resp.Status >= 400 && resp.Status != http.StatusNotAcceptable {
+			rest = append(rest, resp)
+		}
+	}
+	d.Responses = append([]operation.Response{success}, rest...)
+	heartbeat := op.Heartbeat
+	if heartbeat == 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	codec := th.enc.Default()
+	th.stream = func(w http.ResponseWriter, req *http.Request, in *I) {
+		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		if stop, ok := req.Context().Value(shutdownKey{}).(<-chan struct{}); ok {
+			go func() {
+				select {
+				case <-stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
+		s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // not every writer has deadlines
+		hdr := w.Header()
+		hdr.Set("Content-Type", EventStreamType)
+		hdr.Set("Cache-Control", "no-cache")
+		hdr.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		s.rc.Flush() //nolint:errcheck // a writer without Flush still gets the events
+		done := make(chan struct{})
+		if heartbeat > 0 {
+			go s.beat(ctx, heartbeat, done)
+		}
+		err := h(ctx, in, s.send)
+		s.close()
+		close(done)
+		if err != nil && !errors.Is(err, ErrStreamClosed) && ctx.Err() == nil {
+			logHandlerError(req, d, err)
+		}
+	}
+	var h2 http.Handler = th
+	for i := len(op.Middleware) - 1; i >= 0; i-- {
+		h2 = op.Middleware[i](h2)
+	}
+	r.Handle(http.MethodGet, op.Path, h2)
+	r.api.ops = append(r.api.ops, d)
+}
+
+// shutdownKey is the request context key under which vane.Server keeps a
+// channel closed when it starts shutting down: event streams end then.
+type shutdownKey struct{}
+
+type eventStream struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	names   map[reflect.Type]string
+	marshal func(any) ([]byte, error)
+	closed  bool
+	buf     []byte
+}
+
+func (s *eventStream) send(e Event) error {
+	name, ok := s.names[reflect.TypeOf(e.Data)]
+	if !ok {
+		return fmt.Errorf("vane: event data of type %T is not one of the stream's event types", e.Data)
+	}
+	data, err := s.marshal(e.Data)
+	if err != nil {
+		return fmt.Errorf("vane: encoding an event: %w", err)
+	}
+	if strings.ContainsAny(e.ID, "\r\n\x00") {
+		return fmt.Errorf("vane: event id %q holds a line break or NUL", e.ID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrStreamClosed
+	}
+	b := s.buf[:0]
+	if e.ID != "" {
+		b = append(append(append(b, "id: "...), e.ID...), '\n')
+	}
+	if e.Retry > 0 {
+		b = append(strconv.AppendInt(append(b, "retry: "...), e.Retry.Milliseconds(), 10), '\n')
+	}
+	b = append(append(append(b, "event: "...), name...), '\n')
+	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		b = append(append(append(b, "data: "...), line...), '\n')
+	}
+	b = append(b, '\n')
+	s.buf = b
+	if _, err := s.w.Write(b); err != nil {
+		s.closed = true
+		return ErrStreamClosed
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.closed = true
+		return ErrStreamClosed
+	}
+	return nil
+}
+
+// beat writes a comment line every interval until done.
+func (s *eventStream) beat(ctx context.Context, every time.Duration, done <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.mu.Lock()
+			if !s.closed {
+				if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
+					s.closed = true
+				} else {
+					s.rc.Flush() //nolint:errcheck // as in send
+				}
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *eventStream) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
