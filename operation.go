@@ -45,6 +45,11 @@ type Op struct {
 	// item"}. Error statuses are documented with the problem+json schema.
 	Responses map[int]string
 
+	// Problems documents the problem types of its own the operation
+	// answers with, their extension members and headers (see
+	// ProblemType).
+	Problems []ProblemType
+
 	// Middleware wraps this operation's handler, inside the group's.
 	Middleware []func(http.Handler) http.Handler
 
@@ -321,6 +326,9 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	}
 	enc := respond.NewEncoders(c, set.encoders...)
 	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	if err == nil {
+		d.Responses, err = documentProblems(d.Responses, op.Problems, set.schemas)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
