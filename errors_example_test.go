@@ -67,3 +67,37 @@ func ExampleRouter_WriteError() {
 	// 401 Bearer realm="example"
 	// {"type":"about:blank","title":"Unauthorized","status":401,"detail":"a bearer token is required","instance":"/me"}
 }
+
+// Caller is resolved from the request wherever an input holds one.
+type Caller struct{ Name string }
+
+func (c *Caller) Resolve(req *http.Request) []problem.FieldError {
+	if req.Header.Get("X-User") == "" {
+		return []problem.FieldError{{Location: "header.X-User", Message: "who is calling?"}}
+	}
+	c.Name = req.Header.Get("X-User")
+	return nil
+}
+
+// A field whose type is a Resolver is resolved as the input is: the same
+// part reused by many inputs.
+func ExampleResolver_field() {
+	type ListOrders struct {
+		Caller Caller
+		Limit  int `query:"limit" default:"10"`
+	}
+	r := vane.New()
+	vane.Get(r, "/orders", func(ctx context.Context, in *ListOrders) (*[]string, error) {
+		return &[]string{in.Caller.Name + "'s first order"}, nil
+	})
+	for _, user := range []string{"ann", ""} {
+		req := httptest.NewRequest("GET", "/orders", nil)
+		req.Header.Set("X-User", user)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		fmt.Println(w.Code, w.Body.String())
+	}
+	// Output:
+	// 200 ["ann's first order"]
+	// 422 {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"validation failed","errors":[{"location":"header.X-User","message":"who is calling?"}]}
+}
