@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -52,5 +53,47 @@ func TestErrorHelpers(t *testing.T) {
 	e := Error(409, "taken", problem.FieldError{Location: "body.name", Message: "exists"}, nil, errors.New("more"))
 	if got := e.Error(); got != "409 taken: body.name: exists; more" {
 		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestWriteErrorGoesThroughTheErrorModel(t *testing.T) {
+	var hooked []int
+	r := New(ErrorHook(func(req *http.Request, p *problem.Details) *problem.Details {
+		hooked = append(hooked, p.Status)
+		q := *p
+		q.Instance = req.URL.Path
+		return &q
+	}))
+	shared := Unauthorized("log in").WithHeader("WWW-Authenticate", "Bearer")
+	auth := r.Group("", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Header.Get("Authorization") == "" {
+				r.WriteError(w, req, shared)
+				return
+			}
+			next.ServeHTTP(w, req)
+		})
+	})
+	Get(auth, "/me", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
+	w := serve(r, "GET", "/me", "")
+	if w.Code != 401 || w.Header().Get("WWW-Authenticate") != "Bearer" || !strings.Contains(w.Body.String(), `"instance":"/me"`) || len(hooked) != 1 {
+		t.Errorf("%d %v %s; hook saw %v", w.Code, w.Header(), w.Body, hooked)
+	}
+	for _, c := range []struct {
+		name   string
+		err    error
+		status int
+	}{
+		{"nil", nil, 500},
+		{"status error", teapot{}, 418},
+		{"plain error", errors.New("secret"), 500},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			r.WriteError(w, httptest.NewRequest("GET", "/", nil), c.err)
+			if w.Code != c.status || strings.Contains(w.Body.String(), "secret") {
+				t.Errorf("%d %s", w.Code, w.Body)
+			}
+		})
 	}
 }

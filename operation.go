@@ -45,6 +45,11 @@ type Op struct {
 	// item"}. Error statuses are documented with the problem+json schema.
 	Responses map[int]string
 
+	// Problems documents the problem types of its own the operation
+	// answers with, their extension members and headers (see
+	// ProblemType).
+	Problems []ProblemType
+
 	// Middleware wraps this operation's handler, inside the group's.
 	Middleware []func(http.Handler) http.Handler
 
@@ -222,6 +227,12 @@ func Codec(c codec.Codec) Option {
 // validation failures, and the handler does not run. An input that needs
 // only to read the request can hold an untagged *http.Request field
 // instead, which gets the request.
+//
+// The type of a top-level input field may be a Resolver too (on the
+// pointer to the field, or a pointer field's own type when it is not
+// nil), so that a resolving part (a tenant, a caller) is reused across
+// inputs as a field: such fields resolve in field order, before the
+// input's own Resolve, and their failures are answered together.
 type Resolver interface {
 	Resolve(req *http.Request) []problem.FieldError
 }
@@ -244,6 +255,7 @@ type typedHandler[I, O any] struct {
 	noRules    bool                                                   // the validator checks nothing
 	hook       func(*http.Request, *problem.Details) *problem.Details // the router's ErrorHook; nil for none
 	resolver   bool                                                   // *I is a Resolver
+	resolvers  []fieldResolver                                        // top-level fields that are Resolvers
 	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
@@ -321,10 +333,13 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	}
 	enc := respond.NewEncoders(c, set.encoders...)
 	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	if err == nil {
+		d.Responses, err = documentProblems(d.Responses, op.Problems, set.schemas)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType)}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT)}
 	return th, d, nil
 }
 
@@ -363,8 +378,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
-	if errs == nil && h.resolver {
-		errs = any(in).(Resolver).Resolve(req)
+	if errs == nil && (h.resolver || h.resolvers != nil) {
+		errs = resolveFields(h.resolvers, in, req)
+		if h.resolver {
+			errs = append(errs, any(in).(Resolver).Resolve(req)...)
+		}
 	}
 	if errs != nil {
 		h.fail(w, req, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))

@@ -50,7 +50,9 @@
 //
 // An untagged field of type *http.Request gets the request itself, for
 // what a handler needs beyond the parameters: the client's address
-// (RemoteAddr, as middleware.RealIP leaves it), the Host, TLS.
+// (middleware.ClientIP(req): what middleware.RealIP found behind a
+// trusted proxy, else the connection's peer; RemoteAddr itself always
+// stays the peer), the Host, TLS.
 //
 // Anything else (a path slice, a cookie slice, a nested deepObject, an
 // http.Cookie outside a cookie) is refused by Compile with a message that

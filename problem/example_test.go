@@ -24,3 +24,10 @@ func ExampleLocation() {
 	fmt.Println(loc)
 	// Output: body.items[2].name
 }
+
+// A client, or a test, reads a problem back with its extension members.
+func ExampleParse() {
+	p, err := problem.Parse([]byte(`{"type":"https://example.com/probs/out-of-credit","status":403,"balance":30}`))
+	fmt.Println(p.Type, p.Status, p.Extensions["balance"], err)
+	// Output: https://example.com/probs/out-of-credit 403 30 <nil>
+}

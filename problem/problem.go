@@ -291,3 +291,30 @@ func (l Location) Index(i int) Location {
 }
 
 func (l Location) String() string { return string(l) }
+
+// Parse decodes a problem body as Write sends it: the standard members
+// into their fields and the others into Extensions, as encoding/json
+// decodes them into an any. The standard members are matched as
+// encoding/json matches field names (exactly, else ignoring case), and a
+// member so matched is not also an extension.
+func Parse(data []byte) (*Details, error) {
+	var p Details
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range all {
+		switch strings.ToLower(k) {
+		case "type", "title", "status", "detail", "instance", "errors":
+			continue
+		}
+		if p.Extensions == nil {
+			p.Extensions = map[string]any{}
+		}
+		p.Extensions[k] = v
+	}
+	return &p, nil
+}

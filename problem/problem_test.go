@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 )
 
@@ -70,3 +71,36 @@ type headerOnly struct{ h http.Header }
 func (w headerOnly) Header() http.Header         { return w.h }
 func (w headerOnly) WriteHeader(int)             {}
 func (w headerOnly) Write(b []byte) (int, error) { return len(b), nil }
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		ext        map[string]any
+	}{
+		{"extensions", `{"type":"https://example.com/p","status":403,"balance":30,"accounts":["/a"]}`, map[string]any{"balance": float64(30), "accounts": []any{"/a"}}},
+		{"standard members in another case", `{"Type":"https://example.com/p","STATUS":403,"x":1}`, map[string]any{"x": float64(1)}},
+		{"none", `{"type":"https://example.com/p","status":403}`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse([]byte(c.body))
+			if err != nil || p.Type != "https://example.com/p" || p.Status != 403 || !reflect.DeepEqual(p.Extensions, c.ext) {
+				t.Errorf("%+v %v", p, err)
+			}
+		})
+	}
+	if _, err := Parse([]byte(`[]`)); err == nil {
+		t.Error("an array parsed")
+	}
+}
+
+// What Write sends, Parse reads back.
+func TestParseReadsWhatWriteSends(t *testing.T) {
+	p := New(403, "no credit").With("balance", 30)
+	p.Type = "https://example.com/probs/out-of-credit"
+	w := httptest.NewRecorder()
+	Write(w, p)
+	q, err := Parse(w.Body.Bytes())
+	if err != nil || q.Type != p.Type || q.Detail != p.Detail || q.Extensions["balance"] != float64(30) {
+		t.Errorf("%+v %v", q, err)
+	}
+}

@@ -7,6 +7,12 @@
 //	res := api.Post("/pets", map[string]any{"name": "Rex"})
 //	pet := vanetest.Decode[Pet](t, res) // fails the test unless 2xx JSON
 //
+// Call does the same from a typed input, by operation ID: the request is
+// made from the input as the operation binds it (parameters, cookies,
+// body), and the answer comes back as the typed output or the problem:
+//
+//	out, p := vanetest.Call[GetPet, Pet](api, "getPet", &GetPet{ID: 7})
+//
 // For each response to a typed operation it checks that the status is one
 // the operation documents (an error status may be the document's
 // "default" problem response), that the Content-Type is one
@@ -223,15 +229,15 @@ func Decode[O any](t testing.TB, res *Response) *O {
 	return out
 }
 
-// Problem decodes a problem response, failing the test when the response
-// is not one.
+// Problem decodes a problem response, its extension members included
+// (problem.Parse), failing the test when the response is not one.
 func Problem(t testing.TB, res *Response) *problem.Details {
 	t.Helper()
 	if mt, _, _ := mime.ParseMediaType(res.Header().Get("Content-Type")); mt != problem.ContentType {
 		t.Fatalf("vanetest: not a problem (%d %s): %s", res.Code, mt, res.Body)
 	}
-	p := new(problem.Details)
-	if err := json.Unmarshal(res.Body.Bytes(), p); err != nil {
+	p, err := problem.Parse(res.Body.Bytes())
+	if err != nil {
 		t.Fatalf("vanetest: decoding the problem: %v", err)
 	}
 	return p

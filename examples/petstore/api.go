@@ -26,6 +26,7 @@ import (
 // typed input to a typed output: vane binds and validates the input before
 // the handler runs, and writes the output (or the error) as the response.
 type api struct {
+	router *vane.Router // answers requireToken's 401s through its error model
 	store  *Store
 	events *broker
 	// tokens maps the bearer tokens the service accepts to their users.
@@ -35,7 +36,7 @@ type api struct {
 // registerAPI registers the service's operations on r, and returns the
 // broker of their change events (for GET /pets/events).
 func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker {
-	a := &api{store: store, tokens: tokens, events: newBroker()}
+	a := &api{router: r, store: store, tokens: tokens, events: newBroker()}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -154,7 +155,10 @@ func status(code int) func(*vane.Op) {
 
 func secured(op *vane.Op) {
 	op.Security = []map[string][]string{{"bearer": {}}}
-	responds(http.StatusUnauthorized, "The bearer token is missing or unknown.")(op)
+	op.Problems = append(op.Problems, vane.ProblemType{
+		Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
+		Headers: map[string]string{"WWW-Authenticate": "How to authenticate: Bearer, in the realm petstore."},
+	})
 }
 
 // ---- Listing, with paging and filters ----
@@ -389,7 +393,9 @@ func userOf(ctx context.Context) string {
 
 // requireToken is ordinary net/http middleware: it answers 401 unless the
 // request carries a known bearer token, and passes the token's user on in
-// the request's context.
+// the request's context. The 401 goes through the router's error model
+// (Router.WriteError): the problem and its WWW-Authenticate header, seen
+// by an ErrorHook as the operations' own errors are.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -404,7 +410,7 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 			}
 		}
 		if user == "" {
-			problem.Write(w, problem.New(http.StatusUnauthorized, "a valid bearer token is required").
+			a.router.WriteError(w, r, vane.Unauthorized("a valid bearer token is required").
 				WithHeader("WWW-Authenticate", `Bearer realm="petstore"`))
 			return
 		}

@@ -1462,6 +1462,11 @@ type ClientWithResponsesInterface interface {
 	UploadPetPhotoWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadPetPhotoResponse, error)
 }
 
+// WhoAmIResponse401Headers the declared response headers of an HTTP 401 response for WhoAmI
+type WhoAmIResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type WhoAmIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1475,6 +1480,8 @@ type WhoAmIResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WhoAmIResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1605,6 +1612,11 @@ type CreatePetResponse201Headers struct {
 	Location *string
 }
 
+// CreatePetResponse401Headers the declared response headers of an HTTP 401 response for CreatePet
+type CreatePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type CreatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1628,6 +1640,8 @@ type CreatePetResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreatePetResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreatePetResponse401Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1759,6 +1773,11 @@ func (r PetEventsResponse) ContentType() string {
 	return ""
 }
 
+// DeletePetResponse401Headers the declared response headers of an HTTP 401 response for DeletePet
+type DeletePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type DeletePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1772,6 +1791,8 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeletePetResponse401Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -2023,6 +2044,11 @@ type UpdatePetResponse200Headers struct {
 	LastModified *string
 }
 
+// UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
+type UpdatePetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type UpdatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2050,6 +2076,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdatePetResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdatePetResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2205,6 +2233,11 @@ func (r GetPetPhotoResponse) ContentType() string {
 	return ""
 }
 
+// UploadPetPhotoResponse401Headers the declared response headers of an HTTP 401 response for UploadPetPhoto
+type UploadPetPhotoResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type UploadPetPhotoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2228,6 +2261,8 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UploadPetPhotoResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2537,6 +2572,19 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 401:
+		var headers WhoAmIResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
 	return response, nil
 }
 
@@ -2684,6 +2732,16 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreatePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -2781,6 +2839,19 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeletePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -3083,6 +3154,16 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.LastModified = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdatePetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -3232,6 +3313,19 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UploadPetPhotoResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
