@@ -3,7 +3,8 @@
 
 # The repository's Go modules: the root and each directory with a go.mod of
 # its own (bench, codec/measure, conformance, examples, ...).
-MODULES := . $(patsubst %/go.mod,%,$(sort $(shell git ls-files "*/go.mod")))
+SUBMODULES := $(patsubst %/go.mod,%,$(sort $(shell git ls-files "*/go.mod")))
+MODULES := . $(SUBMODULES)
 
 # The example service (its own module, examples/), on SQLite in
 # examples/petstore-data; flags go in ARGS: make run ARGS='-addr :9000'.
@@ -17,7 +18,9 @@ run:
 test:
 	scripts/setup
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
-	@set -e; for m in $(MODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race ./...); done
+	go vet ./...
+	go test -race ./...
+	@set -e; for m in $(SUBMODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race ./...); done
 
 # A short run of every fuzz target of every module (scripts/fuzz finds them
 # in the sources): FUZZTIME=d per target, 20s by default.
