@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -28,15 +26,13 @@ import (
 type api struct {
 	router *vane.Router // answers requireToken's 401s through its error model
 	store  *Store
-	events *broker
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
 }
 
-// registerAPI registers the service's operations on r, and returns the
-// broker of their change events (for GET /pets/events).
-func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker {
-	a := &api{router: r, store: store, tokens: tokens, events: newBroker()}
+// registerAPI registers the service's operations on r.
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
+	a := &api{router: r, store: store, tokens: tokens}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -61,7 +57,6 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
 		func(op *vane.Op) { op.Tags = []string{"account"} })
-	return a.events
 }
 
 // docsConfig is what the document says beyond the types: its title, and
@@ -232,13 +227,14 @@ func versioned(p Pet) *PetVersion {
 	return &PetVersion{ETag: etag(p), LastModified: p.UpdatedAt, Body: p}
 }
 
-// etag is a pet's entity tag: a hash of its JSON, so it changes whenever
-// what a client reads changes (updatedAt alone has one-second steps).
-func etag(p Pet) string {
-	b, _ := json.Marshal(p)
-	h := fnv.New64a()
-	h.Write(b)
-	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+// etag is a pet's entity tag, a strong one: its row version, quoted. The
+// version grows with every change, so the tag names one state of the pet,
+// and a conditional write compares the version in its UPDATE's WHERE.
+func etag(p Pet) string { return `"` + strconv.FormatInt(p.Version, 10) + `"` }
+
+// version is p's version, for preconditions.
+func version(p Pet) vane.Version {
+	return vane.Version{ETag: etag(p), LastModified: p.UpdatedAt, Exists: true}
 }
 
 func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
@@ -265,9 +261,8 @@ type Created struct {
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
 	p, err := a.store.Create(ctx, in.Body)
 	if err != nil {
-		return nil, err
+		return nil, dbError(err)
 	}
-	a.events.publish(PetCreated{Pet: p})
 	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
 }
 
@@ -279,35 +274,59 @@ type UpdatePet struct {
 	Body PetInput
 }
 
+// updatePet replaces the pet as a compare-and-swap: Write reads the
+// pet's version, checks the preconditions against it (412 if they fail),
+// and UpdateIf writes only if the pet is still at that version; if another
+// write came first, Write reads and checks again. Without preconditions
+// too, so that the body replaces the version the checks passed on. A
+// merge patch (PATCH) is this handler with the GET's ETag as If-Match.
 func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error) {
-	if in.IfMatch != "" || in.IfNoneMatch != "" || in.IfUnmodifiedSince != "" {
-		cur, err := a.store.Get(ctx, in.ID)
-		if err != nil {
-			return nil, storeError(err, in.ID)
-		}
-		// The check and the update are two statements: an update between
-		// them goes unnoticed. A store that must close that gap updates
-		// WHERE updated_at = the version checked.
-		if err := in.Check(vane.Version{ETag: etag(cur), LastModified: cur.UpdatedAt, Exists: true}); err != nil {
-			return nil, err // 412: nothing changed
-		}
-	}
-	p, err := a.store.Update(ctx, in.ID, in.Body)
+	var cur, updated Pet
+	err := conditionalWrite(ctx, &in.Conditional,
+		func(ctx context.Context) (vane.Version, error) {
+			p, err := a.store.Get(ctx, in.ID)
+			if err != nil {
+				return vane.Version{}, storeError(err, in.ID)
+			}
+			cur = p
+			return version(p), nil
+		},
+		func(ctx context.Context, _ vane.Version) (bool, error) {
+			p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+			updated = p
+			return ok, dbError(err)
+		})
 	if err != nil {
-		return nil, storeError(err, in.ID)
+		return nil, err
 	}
-	a.events.publish(PetUpdated{Pet: p})
-	return versioned(p), nil
+	return versioned(updated), nil
+}
+
+// DeletePet is the input of DELETE /pets/{id}: If-Match makes the delete
+// conditional on the pet's version.
+type DeletePet struct {
+	vane.Conditional
+	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
 // deletePet returns no output: a nil output with a nil error is 204 No
-// Content.
-func (a *api) deletePet(ctx context.Context, in *PetID) (*struct{}, error) {
-	if err := a.store.Delete(ctx, in.ID); err != nil {
-		return nil, storeError(err, in.ID)
-	}
-	a.events.publish(PetDeleted{ID: in.ID})
-	return nil, nil
+// Content. It deletes as updatePet writes, with a compare-and-swap.
+func (a *api) deletePet(ctx context.Context, in *DeletePet) (*struct{}, error) {
+	var cur Pet
+	err := conditionalWrite(ctx, &in.Conditional,
+		func(ctx context.Context) (vane.Version, error) {
+			p, err := a.store.Get(ctx, in.ID)
+			if err != nil {
+				return vane.Version{}, storeError(err, in.ID)
+			}
+			cur = p
+			return version(p), nil
+		},
+		func(ctx context.Context, _ vane.Version) (bool, error) {
+			ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
+			return ok, dbError(err)
+		})
+	return nil, err
 }
 
 // ---- Photos: a multipart upload and a binary download ----
@@ -367,7 +386,7 @@ func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
-		return nil, err
+		return nil, dbError(err)
 	}
 	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
 }
@@ -398,7 +417,7 @@ func userOf(ctx context.Context) string {
 // by an ErrorHook as the operations' own errors are.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token, ok := bearerToken(r.Header.Get("Authorization"))
 		user := ""
 		if ok {
 			for t, u := range a.tokens {
@@ -418,13 +437,24 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 	})
 }
 
+// bearerToken returns the token of an Authorization field value of the
+// Bearer scheme: the scheme's name in any case, one or more spaces, then
+// the token (RFC 9110 section 11.4, RFC 6750 section 2.1).
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.Contains(token, " ") {
+		return "", false
+	}
+	return token, true
+}
+
 // storeError is the error for a failed store call on pet id: a 404 for an
 // unknown pet (vane.NotFound makes a problem response whose detail the
-// client sees), else the error itself, a 500 whose cause is logged, not
-// shown.
+// client sees), else dbError's.
 func storeError(err error, id int64) error {
 	if errors.Is(err, errNotFound) {
 		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
 	}
-	return err
+	return dbError(err)
 }

@@ -29,6 +29,9 @@ type Pet struct {
 	HasPhoto  bool      `json:"hasPhoto" readOnly:"true" doc:"Whether a photo has been uploaded."`
 	CreatedAt time.Time `json:"createdAt" readOnly:"true"`
 	UpdatedAt time.Time `json:"updatedAt" readOnly:"true"`
+	// Version is 1 when the pet is created and grows by one with each
+	// change; the ETag is made of it, and conditional writes compare it.
+	Version int64 `json:"-"`
 }
 
 // Photo is an uploaded picture of a pet.
@@ -55,10 +58,15 @@ type Store struct {
 	db  *sql.DB
 	d   dialect
 	now func() time.Time
+	// hub hands the events table's new rows to this process's streams.
+	hub *hub
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the store's event delivery and closes the database.
+func (s *Store) Close() error {
+	s.hub.stop()
+	return s.db.Close()
+}
 
 // Ping checks that the database answers a query, for the readiness probe.
 func (s *Store) Ping(ctx context.Context) error {
@@ -77,7 +85,7 @@ type querier interface {
 // columns after those scanPet reads; the WHERE clause and what follows are
 // the caller's.
 func (s *Store) selectPets(extra string) string {
-	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at,
+	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at, p.version,
 		EXISTS (SELECT 1 FROM pet_photos ph WHERE ph.pet_id = p.id), ` + s.d.tags + extra + `
 		FROM pets p `
 }
@@ -87,7 +95,7 @@ func scanPet(row interface{ Scan(...any) error }, extra ...any) (Pet, error) {
 	var p Pet
 	var birth, owner sql.NullString
 	var tags []byte
-	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt,
+	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt, &p.Version,
 		&p.HasPhoto, &tags}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return Pet{}, err
@@ -185,8 +193,12 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second))
-		return err
+		now := s.now().UTC().Truncate(time.Second)
+		p, err = insertPet(ctx, tx, in, now)
+		if err != nil {
+			return err
+		}
+		return s.addEvent(ctx, tx, "created", PetCreated{Pet: p}, now)
 	})
 	return p, err
 }
@@ -196,7 +208,9 @@ func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet
 	if in.Status == "" {
 		in.Status = "available"
 	}
-	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now}
+	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now, Version: 1}
+	// version is left to its default, 1: the seed runs before the
+	// migration that adds the column.
 	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
@@ -223,52 +237,107 @@ func insertTags(ctx context.Context, tx *sql.Tx, id int64, tags []string) error 
 	return nil
 }
 
-// Update replaces the client's fields of the pet with id.
+// Update replaces the client's fields of the pet with id, whatever its
+// version.
 func (s *Store) Update(ctx context.Context, id int64, in PetInput) (Pet, error) {
+	p, ok, err := s.update(ctx, id, 0, in)
+	if err == nil && !ok {
+		err = errNotFound
+	}
+	return p, err
+}
+
+// UpdateIf replaces the client's fields of the pet with id if its version
+// is still version, in one statement (compare-and-swap), and reports
+// whether it did; false with a nil error means the pet is at another
+// version or gone, and nothing changed.
+func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (Pet, bool, error) {
+	if version < 1 {
+		return Pet{}, false, nil
+	}
+	return s.update(ctx, id, version, in)
+}
+
+// update is Update (version 0) or UpdateIf.
+func (s *Store) update(ctx context.Context, id, version int64, in PetInput) (Pet, bool, error) {
 	if in.Status == "" {
 		in.Status = "available"
 	}
 	var p Pet
+	ok := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		now := s.now().UTC().Truncate(time.Second)
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
-			birth_date = $5, owner = $6, updated_at = $7 WHERE id = $8`,
+			birth_date = $5, owner = $6, updated_at = $7, version = version + 1
+			WHERE id = $8 AND ($9 = 0 OR version = $9)`,
 			in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
-			s.now().UTC().Truncate(time.Second), id)
+			now, id, version)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return orErr(err, errNotFound)
+			return err
 		}
+		ok = true
 		if _, err := tx.ExecContext(ctx, "DELETE FROM pet_tags WHERE pet_id = $1", id); err != nil {
 			return err
 		}
 		if err := insertTags(ctx, tx, id, in.Tags); err != nil {
 			return err
 		}
-		p, err = s.get(ctx, tx, id)
-		return err
+		if p, err = s.get(ctx, tx, id); err != nil {
+			return err
+		}
+		return s.addEvent(ctx, tx, "updated", PetUpdated{Pet: p}, now)
 	})
-	return p, err
+	if err != nil || !ok {
+		return Pet{}, false, err
+	}
+	return p, true, nil
 }
 
-// Delete removes the pet with id, its tags and its photo.
+// Delete removes the pet with id, its tags and its photo, whatever its
+// version.
 func (s *Store) Delete(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, "DELETE FROM pets WHERE id = $1", id)
-	if err != nil {
-		return err
+	ok, err := s.delete(ctx, id, 0)
+	if err == nil && !ok {
+		err = errNotFound
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return orErr(err, errNotFound)
+	return err
+}
+
+// DeleteIf removes the pet with id if its version is still version, in one
+// statement (compare-and-swap), and reports whether it did; false with a
+// nil error means the pet is at another version or gone.
+func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
+	if version < 1 {
+		return false, nil
 	}
-	return nil
+	return s.delete(ctx, id, version)
+}
+
+func (s *Store) delete(ctx context.Context, id, version int64) (bool, error) {
+	ok := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM pets WHERE id = $1 AND ($2 = 0 OR version = $2)", id, version)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		ok = true
+		return s.addEvent(ctx, tx, "deleted", PetDeleted{ID: id}, s.now().UTC().Truncate(time.Second))
+	})
+	return ok && err == nil, err
 }
 
 // SetPhoto stores the photo of the pet with id, replacing any other.
 func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
+		now := s.now().UTC().Truncate(time.Second)
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", now, id)
 		if err != nil {
 			return err
 		}
@@ -281,8 +350,10 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 		if err != nil {
 			return err
 		}
-		p, err = s.get(ctx, tx, id)
-		return err
+		if p, err = s.get(ctx, tx, id); err != nil {
+			return err
+		}
+		return s.addEvent(ctx, tx, "updated", PetUpdated{Pet: p}, now)
 	})
 	return p, err
 }
@@ -309,7 +380,11 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.hub.wake() // this process's streams need not wait for a notification
+	return nil
 }
 
 // nullable maps "" to SQL NULL.

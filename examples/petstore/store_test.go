@@ -108,7 +108,7 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Pet{ID: 8, PetInput: in, CreatedAt: clock, UpdatedAt: clock}
+		want := Pet{ID: 8, PetInput: in, CreatedAt: clock, UpdatedAt: clock, Version: 1}
 		want.Status = "available"
 		if !reflect.DeepEqual(created, want) {
 			t.Errorf("created\n%+v\nwant\n%+v", created, want)
@@ -128,7 +128,7 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want = Pet{ID: 8, PetInput: upd, CreatedAt: clock.Add(-time.Hour), UpdatedAt: clock}
+		want = Pet{ID: 8, PetInput: upd, CreatedAt: clock.Add(-time.Hour), UpdatedAt: clock, Version: 2}
 		if !reflect.DeepEqual(updated, want) {
 			t.Errorf("updated\n%+v\nwant\n%+v", updated, want)
 		}
@@ -158,6 +158,59 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// UpdateIf and DeleteIf write only at the version they are given; every
+// change grows the version by one and adds its event, in order.
+func TestStoreCompareAndSwap(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.freshStore(t)
+		p, err := s.Create(ctx, PetInput{Name: "Nemo", Species: "fish"})
+		if err != nil || p.Version != 1 {
+			t.Fatalf("created: %+v, %v", p, err)
+		}
+		upd := PetInput{Name: "Nemo", Species: "fish", Status: "pending"}
+		if _, ok, err := s.UpdateIf(ctx, p.ID, 2, upd); ok || err != nil {
+			t.Errorf("update at a future version: %v, %v", ok, err)
+		}
+		u, ok, err := s.UpdateIf(ctx, p.ID, 1, upd)
+		if !ok || err != nil || u.Version != 2 || u.Status != "pending" {
+			t.Fatalf("update at the current version: %+v, %v, %v", u, ok, err)
+		}
+		if _, ok, err := s.UpdateIf(ctx, p.ID, 1, PetInput{Name: "Lost", Species: "fish"}); ok || err != nil {
+			t.Errorf("update at a stale version: %v, %v", ok, err)
+		}
+		if ph, err := s.SetPhoto(ctx, p.ID, Photo{ContentType: "image/png", Data: []byte("x")}); err != nil || ph.Version != 3 {
+			t.Errorf("photo: %+v, %v", ph, err)
+		}
+		if ok, err := s.DeleteIf(ctx, p.ID, 2); ok || err != nil {
+			t.Errorf("delete at a stale version: %v, %v", ok, err)
+		}
+		if got, err := s.Get(ctx, p.ID); err != nil || got.Name != "Nemo" || got.Version != 3 {
+			t.Errorf("after the refused writes: %+v, %v", got, err)
+		}
+		if ok, err := s.DeleteIf(ctx, p.ID, 3); !ok || err != nil {
+			t.Errorf("delete at the current version: %v, %v", ok, err)
+		}
+		if _, ok, err := s.UpdateIf(ctx, p.ID, 4, upd); ok || err != nil {
+			t.Errorf("update of a deleted pet: %v, %v", ok, err)
+		}
+		evs, err := s.eventsAfter(ctx, 0, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for i, e := range evs {
+			if e.id != int64(i+1) {
+				t.Errorf("event %d has id %d", i, e.id)
+			}
+			kinds = append(kinds, fmt.Sprintf("%T", e.data))
+		}
+		if got := strings.Join(kinds, ","); got != "main.PetCreated,main.PetUpdated,main.PetUpdated,main.PetDeleted" {
+			t.Errorf("events: %s", got)
+		}
+	})
+}
 
 func TestStoreList(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
