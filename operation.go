@@ -123,6 +123,12 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 	}
 	r.Handle(op.Method, op.Path, h2)
 	r.api.ops = append(r.api.ops, d)
+	if len(op.Middleware) > 0 {
+		if r.api.middleware == nil {
+			r.api.middleware = map[string][]func(http.Handler) http.Handler{}
+		}
+		r.api.middleware[d.Method+" "+d.Pattern] = op.Middleware
+	}
 }
 
 // Get registers a typed GET operation; opts adjust its Op.
@@ -259,6 +265,8 @@ type typedHandler[I, O any] struct {
 	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
+	cond       bool                                                   // the input embeds Conditional
+	writes     bool                                                   // the method changes state: an If-Match no version can meet is a 412
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -339,7 +347,8 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT)}
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
+		cond: hasConditional(inT), writes: !safeMethod(op.Method)}
 	return th, d, nil
 }
 
@@ -397,6 +406,12 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
+	if h.cond {
+		any(in).(conditionalInput).conditional().joinLines(req.Header)
+	} else if h.writes && unmatchableIfMatch(req.Header) {
+		h.fail(w, req, preconditionFailed())
+		return
+	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
 		h.fail(w, req, problemOf(req, h.desc, err))
@@ -423,6 +438,15 @@ func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *p
 		}
 	}
 	problem.Write(w, p)
+}
+
+// safeMethod reports whether method is one of RFC 9110's safe methods.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {

@@ -3,6 +3,7 @@ package vane
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
@@ -34,6 +35,13 @@ type api struct {
 	unknown   UnknownPolicy
 	encoders  []respond.Encoder // response encodings beside JSON (Encode)
 	errorHook func(*http.Request, *problem.Details) *problem.Details
+	// middleware is each typed operation's Op.Middleware, by method and
+	// full pattern ("GET /pets/{id}"), for MergePatch.
+	middleware map[string][]func(http.Handler) http.Handler
+	// maxStreams is the most event streams served at once (MaxStreams);
+	// streams counts those open.
+	maxStreams int64
+	streams    atomic.Int64
 }
 
 // An Option configures a Router made by New: the router's own settings

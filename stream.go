@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
 
@@ -39,9 +40,32 @@ type Sender func(Event) error
 // it sends nothing else, so that proxies keep the connection open.
 const DefaultHeartbeat = 15 * time.Second
 
-// ErrStreamClosed is a Sender's error once the client has gone or the
-// server is shutting down.
+// ErrStreamClosed is a Sender's error once the client has gone, stopped
+// reading, or the server is shutting down.
 var ErrStreamClosed = errors.New("vane: the event stream is closed")
+
+// DefaultMaxStreams is how many event streams a router serves at once
+// unless MaxStreams says otherwise.
+const DefaultMaxStreams = 1024
+
+// StreamWriteTimeout is how long one event or heartbeat may take to reach
+// a client: a client that stops reading has its stream ended then, rather
+// than holding a goroutine and a connection for ever.
+const StreamWriteTimeout = 10 * time.Second
+
+// MaxStreams sets how many event streams (see Stream) the router's tree
+// serves at once, across all its streams: past it, a new stream is
+// answered 503 Service Unavailable with Retry-After, before its handler
+// runs. n <= 0 means DefaultMaxStreams. Each open stream holds a
+// connection, a goroutine or two and its buffers (tens of KiB).
+func MaxStreams(n int) Option {
+	return Option{api: func(a *api) {
+		if n <= 0 {
+			n = DefaultMaxStreams
+		}
+		a.maxStreams = int64(n)
+	}}
+}
 
 // Stream registers a typed GET operation that answers with server-sent
 // events (text/event-stream). events declares the event types by name:
@@ -55,7 +79,15 @@ var ErrStreamClosed = errors.New("vane: the event stream is closed")
 // none if negative) while h sends nothing. The context h gets ends when
 // the client leaves or a vane.Server shuts down, and h should then
 // return; the stream ends when it does. The server's write timeout does
-// not apply to the stream.
+// not apply to the stream; instead each event and heartbeat must reach
+// the client within StreamWriteTimeout, else the stream ends (a client
+// that stopped reading), and shutting down ends a blocked write at once.
+//
+// The stream opens with a comment line, flushed, so that its headers
+// reach the client at once even through compressing middleware. A HEAD
+// request is answered with the stream's headers and no body, without
+// running h. The router serves at most MaxStreams streams at once; past
+// that, 503 with Retry-After.
 func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...func(*Op)) {
 	if h == nil || len(events) == 0 {
 		panic("vane: Stream " + pattern + " needs a handler and at least one event type")
@@ -110,39 +142,79 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			rest = append(rest, resp)
 		}
 	}
+	rest = mergeResponses(append([]operation.Response{{}}, rest...), nil, map[int]string{
+		http.StatusServiceUnavailable: "Service Unavailable: the server has as many event streams open as it allows; retry after the Retry-After header's seconds.",
+	})[1:]
 	d.Responses = append([]operation.Response{success}, rest...)
 	heartbeat := op.Heartbeat
 	if heartbeat == 0 {
 		heartbeat = DefaultHeartbeat
 	}
 	codec := th.enc.Default()
+	a := r.api
 	th.stream = func(w http.ResponseWriter, req *http.Request, in *I) {
-		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		if stop, ok := req.Context().Value(shutdownKey{}).(<-chan struct{}); ok {
-			go func() {
-				select {
-				case <-stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-		}
-		s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // not every writer has deadlines
 		hdr := w.Header()
 		hdr.Set("Content-Type", EventStreamType)
 		hdr.Set("Cache-Control", "no-cache")
 		hdr.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		s.rc.Flush() //nolint:errcheck // a writer without Flush still gets the events
+		if req.Method == http.MethodHead {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		limit := a.maxStreams
+		if limit <= 0 {
+			limit = DefaultMaxStreams
+		}
+		if a.streams.Add(1) > limit {
+			a.streams.Add(-1)
+			for _, k := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+				hdr.Del(k)
+			}
+			th.fail(w, req, problem.New(http.StatusServiceUnavailable, "the server has as many event streams open as it allows; retry later").
+				WithHeader("Retry-After", "5"))
+			return
+		}
+		defer a.streams.Add(-1)
+		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
 		done := make(chan struct{})
+		var ended sync.WaitGroup
+		ended.Add(1)
+		go func() {
+			// The end of the request's context or the server's shutdown
+			// ends a write that the client is not reading.
+			defer ended.Done()
+			var stop <-chan struct{}
+			if c, ok := req.Context().Value(shutdownKey{}).(<-chan struct{}); ok {
+				stop = c
+			}
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			case <-done:
+				return
+			}
+			s.rc.SetWriteDeadline(time.Now()) //nolint:errcheck // not every writer has deadlines
+		}()
+		s.ctx = ctx
+		w.WriteHeader(http.StatusOK)
+		s.write([]byte(": stream opened\n\n"))
 		if heartbeat > 0 {
-			go s.beat(ctx, heartbeat, done)
+			ended.Add(1)
+			go func() {
+				defer ended.Done()
+				s.beat(ctx, heartbeat, done)
+			}()
 		}
 		err := h(ctx, in, s.send)
 		s.close()
 		close(done)
+		ended.Wait()
+		if ctx.Err() == nil {
+			s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // the connection may serve other requests
+		}
 		if err != nil && !errors.Is(err, ErrStreamClosed) && ctx.Err() == nil {
 			logHandlerError(req, d, err)
 		}
@@ -160,6 +232,7 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 type shutdownKey struct{}
 
 type eventStream struct {
+	ctx     context.Context
 	mu      sync.Mutex
 	w       http.ResponseWriter
 	rc      *http.ResponseController
@@ -183,7 +256,8 @@ func (s *eventStream) send(e Event) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.ctx.Err() != nil {
+		s.closed = true
 		return ErrStreamClosed
 	}
 	b := s.buf[:0]
@@ -199,15 +273,37 @@ func (s *eventStream) send(e Event) error {
 	}
 	b = append(b, '\n')
 	s.buf = b
-	if _, err := s.w.Write(b); err != nil {
-		s.closed = true
-		return ErrStreamClosed
-	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.closed = true
+	if !s.writeLocked(b) {
 		return ErrStreamClosed
 	}
 	return nil
+}
+
+// write writes b and flushes it, within StreamWriteTimeout.
+func (s *eventStream) write(b []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeLocked(b)
+}
+
+// writeLocked writes b and flushes it, within StreamWriteTimeout, and
+// reports whether it reached the client; s.mu is held.
+func (s *eventStream) writeLocked(b []byte) bool {
+	if s.closed {
+		return false
+	}
+	if s.ctx.Err() == nil {
+		s.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:errcheck // not every writer has deadlines
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.closed = true
+		return false
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.closed = true
+		return false
+	}
+	return true
 }
 
 // beat writes a comment line every interval until done.
@@ -221,15 +317,7 @@ func (s *eventStream) beat(ctx context.Context, every time.Duration, done <-chan
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.mu.Lock()
-			if !s.closed {
-				if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
-					s.closed = true
-				} else {
-					s.rc.Flush() //nolint:errcheck // as in send
-				}
-			}
-			s.mu.Unlock()
+			s.write([]byte(": keep-alive\n\n"))
 		}
 	}
 }

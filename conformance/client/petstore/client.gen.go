@@ -162,6 +162,60 @@ func (e ListPetsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody0Op.
+const (
+	Add     PatchPetApplicationJSONPatchPlusJSONBody0Op = "add"
+	Replace PatchPetApplicationJSONPatchPlusJSONBody0Op = "replace"
+	Test    PatchPetApplicationJSONPatchPlusJSONBody0Op = "test"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody0Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody0Op) Valid() bool {
+	switch e {
+	case Add:
+		return true
+	case Replace:
+		return true
+	case Test:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody1Op.
+const (
+	Remove PatchPetApplicationJSONPatchPlusJSONBody1Op = "remove"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody1Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody1Op) Valid() bool {
+	switch e {
+	case Remove:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody2Op.
+const (
+	Copy PatchPetApplicationJSONPatchPlusJSONBody2Op = "copy"
+	Move PatchPetApplicationJSONPatchPlusJSONBody2Op = "move"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody2Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody2Op) Valid() bool {
+	switch e {
+	case Copy:
+		return true
+	case Move:
+		return true
+	default:
+		return false
+	}
+}
+
 // Me defines model for Me.
 type Me struct {
 	// User The name the token belongs to.
@@ -365,6 +419,9 @@ type PetEventsParams struct {
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 
+// PatchPetApplicationJSONPatchPlusJSONBody defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody = []PatchPetApplicationJSONPatchPlusJSONBody_Item
+
 // PatchPetApplicationMergePatchPlusJSONBody defines parameters for PatchPet.
 type PatchPetApplicationMergePatchPlusJSONBody = map[string]interface{}
 
@@ -378,6 +435,49 @@ type PatchPetParams struct {
 
 	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody0 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody0 struct {
+	Op PatchPetApplicationJSONPatchPlusJSONBody0Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+
+	// Value The value.
+	Value interface{} `json:"value"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody0Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody0Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody1 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody1 struct {
+	Op PatchPetApplicationJSONPatchPlusJSONBody1Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody1Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody1Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody2 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody2 struct {
+	// From The member to take (a JSON Pointer, RFC 6901).
+	From string                                      `json:"from"`
+	Op   PatchPetApplicationJSONPatchPlusJSONBody2Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody2Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody2Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody_Item defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody_Item struct {
+	union json.RawMessage
 }
 
 // UpdatePetParams defines parameters for UpdatePet.
@@ -401,6 +501,9 @@ type UploadPetPhotoMultipartBody struct {
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = PetInput
 
+// PatchPetApplicationJSONPatchPlusJSONRequestBody defines body for PatchPet for application/json-patch+json ContentType.
+type PatchPetApplicationJSONPatchPlusJSONRequestBody = PatchPetApplicationJSONPatchPlusJSONBody
+
 // PatchPetApplicationMergePatchPlusJSONRequestBody defines body for PatchPet for application/merge-patch+json ContentType.
 type PatchPetApplicationMergePatchPlusJSONRequestBody = PatchPetApplicationMergePatchPlusJSONBody
 
@@ -409,6 +512,94 @@ type UpdatePetJSONRequestBody = PetInput
 
 // UploadPetPhotoMultipartRequestBody defines body for UploadPetPhoto for multipart/form-data ContentType.
 type UploadPetPhotoMultipartRequestBody UploadPetPhotoMultipartBody
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody0 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody0
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody0() (PatchPetApplicationJSONPatchPlusJSONBody0, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody0 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody0
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody0(v PatchPetApplicationJSONPatchPlusJSONBody0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody0 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody0
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody0(v PatchPetApplicationJSONPatchPlusJSONBody0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody1 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody1
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody1() (PatchPetApplicationJSONPatchPlusJSONBody1, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody1 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody1
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody1(v PatchPetApplicationJSONPatchPlusJSONBody1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody1 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody1
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody1(v PatchPetApplicationJSONPatchPlusJSONBody1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody2 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody2
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody2() (PatchPetApplicationJSONPatchPlusJSONBody2, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody2 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody2
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody2(v PatchPetApplicationJSONPatchPlusJSONBody2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody2 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody2
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody2(v PatchPetApplicationJSONPatchPlusJSONBody2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -535,6 +726,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
 	PatchPetWithBody(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes a body of the `application/json-patch+json` content type.
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationJSONPatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
 	//
@@ -694,6 +894,25 @@ func (c *Client) GetPet(ctx context.Context, id int64, reqEditors ...RequestEdit
 // Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
 func (c *Client) PatchPetWithBody(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchPetRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes a body of the `application/json-patch+json` content type.
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *Client) PatchPetWithApplicationJSONPatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1080,6 +1299,17 @@ func NewGetPetRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody calls the generic PatchPet builder with application/json-patch+json body
+func NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody(server string, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchPetRequestWithBody(server, id, params, "application/json-patch+json", bodyReader)
+}
+
 // NewPatchPetRequestWithApplicationMergePatchPlusJSONBody calls the generic PatchPet builder with application/merge-patch+json body
 func NewPatchPetRequestWithApplicationMergePatchPlusJSONBody(server string, id int64, params *PatchPetParams, body PatchPetApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -1424,6 +1654,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
 	PatchPetWithBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
 
+	// PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	//
+	// Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
+
 	// PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 	//
 	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
@@ -1725,6 +1964,8 @@ type PetEventsResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 }
@@ -1737,6 +1978,11 @@ func (r PetEventsResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PetEventsResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1948,6 +2194,8 @@ type PatchPetResponse struct {
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -1977,6 +2225,11 @@ func (r PatchPetResponse) GetApplicationproblemJSON400() *BadRequest {
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
 func (r PatchPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
@@ -2454,6 +2707,21 @@ func (c *ClientWithResponses) PatchPetWithBodyWithResponse(ctx context.Context, 
 	return ParsePatchPetResponse(rsp)
 }
 
+// PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+//
+// Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *ClientWithResponses) PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error) {
+	rsp, err := c.PatchPetWithApplicationJSONPatchPlusJSONBody(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchPetResponse(rsp)
+}
+
 // PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 //
 // A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
@@ -2775,6 +3043,13 @@ func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2975,6 +3250,13 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
