@@ -99,30 +99,15 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 		order = append(order, name)
 	}
 	sort.Strings(order)
-	var branches []*schema.Schema
 	for _, name := range order {
 		t := reflect.TypeOf(events[name])
-		if t == nil || strings.ContainsAny(name, "\r\n") || name == "" {
-			panic(fmt.Sprintf("vane: Stream %s: event %q needs a name without line breaks and a typed value", pattern, name))
+		if t == nil || strings.ContainsAny(name, "\r\n:") || name == "" || strings.TrimSpace(name) != name {
+			panic(fmt.Sprintf("vane: Stream %s: event %q needs a name without line breaks, colons or surrounding spaces, and a typed value", pattern, name))
 		}
 		if prev, dup := names[t]; dup {
 			panic(fmt.Sprintf("vane: Stream %s: events %q and %q have the same type %v", pattern, prev, name, t))
 		}
 		names[t] = name
-		ds, err := r.api.schemas.Schema(t)
-		if err != nil {
-			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
-		}
-		branches = append(branches, &schema.Schema{
-			Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
-			Properties: map[string]*schema.Schema{
-				"event": {Const: name},
-				"data":  ds,
-				"id":    {Type: schema.TypeString},
-				"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
-			},
-			PropertyOrder: []string{"event", "data", "id", "retry"},
-		})
 	}
 	th, d, err := compileOperation[I, struct{}](r, &op)
 	if err != nil {
@@ -133,9 +118,37 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			panic(fmt.Sprintf("vane: operation ID %q of GET %s is already used by %s %s", d.ID, d.Pattern, other.Method, other.Pattern))
 		}
 	}
+	// Each event is a component of its own ("petEvents.created"), so that
+	// the oneOf can carry a discriminator that generators map to types.
+	var branches []*schema.Schema
+	mapping := make(map[string]string, len(order))
+	for _, name := range order {
+		t := reflect.TypeOf(events[name])
+		ds, err := r.api.schemas.Schema(t)
+		if err != nil {
+			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
+		}
+		ref, err := r.api.schemas.Define(d.ID+"."+name, &schema.Schema{
+			Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
+			Description: "The " + name + " event of " + d.ID + ".",
+			Properties: map[string]*schema.Schema{
+				"event": {Type: schema.TypeString, Const: name},
+				"data":  ds,
+				"id":    {Type: schema.TypeString},
+				"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
+			},
+			PropertyOrder: []string{"event", "data", "id", "retry"},
+		})
+		if err != nil {
+			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
+		}
+		branches = append(branches, ref)
+		mapping[name] = ref.Ref
+	}
 	d.Status = http.StatusOK
 	success := operation.Response{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
-		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: branches}}}}
+		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: branches,
+			Discriminator: &schema.Discriminator{PropertyName: "event", Mapping: mapping}}}}}
 	var rest []operation.Response
 	for _, resp := range d.Responses {
 		if resp.Status >= 400 && resp.Status != http.StatusNotAcceptable {

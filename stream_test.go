@@ -124,10 +124,18 @@ func TestEventStream(t *testing.T) {
 	if w.Code != 422 || w.Header().Get("Content-Type") != "application/problem+json" {
 		t.Errorf("bad input: %d %s", w.Code, w.Body)
 	}
-	d := streamRouter(nil).Operations()[0]
+	sr := streamRouter(nil)
+	d := sr.Operations()[0]
 	c := d.Responses[0].Content[0]
-	if c.MediaType != EventStreamType || len(c.Schema.OneOf) != 2 || c.Schema.OneOf[0].Properties["event"].Const != "created" {
+	if c.MediaType != EventStreamType || len(c.Schema.OneOf) != 2 ||
+		sr.Schemas().Resolve(c.Schema.OneOf[0]).Properties["event"].Const != "created" {
 		t.Errorf("documented %+v", d.Responses[0])
+	}
+	// The discriminator names each event's component, for generators
+	// that map a oneOf to types.
+	if disc := c.Schema.Discriminator; disc == nil || disc.PropertyName != "event" ||
+		disc.Mapping["deleted"] != "#/components/schemas/get-pets-events.deleted" || c.Schema.OneOf[1].Ref != disc.Mapping["deleted"] {
+		t.Errorf("discriminator %+v, branches %v %v", disc, c.Schema.OneOf[0].Ref, c.Schema.OneOf[1].Ref)
 	}
 }
 

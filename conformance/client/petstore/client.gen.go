@@ -114,6 +114,51 @@ func (e PetInputStatus) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsCreatedEvent.
+const (
+	Created PetEventsCreatedEvent = "created"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsCreatedEvent enum.
+func (e PetEventsCreatedEvent) Valid() bool {
+	switch e {
+	case Created:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventsDeletedEvent.
+const (
+	Deleted PetEventsDeletedEvent = "deleted"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsDeletedEvent enum.
+func (e PetEventsDeletedEvent) Valid() bool {
+	switch e {
+	case Deleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventsUpdatedEvent.
+const (
+	Updated PetEventsUpdatedEvent = "updated"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsUpdatedEvent enum.
+func (e PetEventsUpdatedEvent) Valid() bool {
+	switch e {
+	case Updated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListPetsParamsSpecies.
 const (
 	ListPetsParamsSpeciesBird   ListPetsParamsSpecies = "bird"
@@ -367,6 +412,45 @@ type ProblemFieldError struct {
 	// Value The value received.
 	Value interface{} `json:"value,omitempty"`
 }
+
+// PetEventsCreated The created event of petEvents.
+type PetEventsCreated struct {
+	Data  PetCreated            `json:"data"`
+	Event PetEventsCreatedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsCreatedEvent defines model for PetEventsCreated.Event.
+type PetEventsCreatedEvent string
+
+// PetEventsDeleted The deleted event of petEvents.
+type PetEventsDeleted struct {
+	Data  PetDeleted            `json:"data"`
+	Event PetEventsDeletedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
+type PetEventsDeletedEvent string
+
+// PetEventsUpdated The updated event of petEvents.
+type PetEventsUpdated struct {
+	Data  PetUpdated            `json:"data"`
+	Event PetEventsUpdatedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsUpdatedEvent defines model for PetEventsUpdated.Event.
+type PetEventsUpdatedEvent string
 
 // BadRequest defines model for BadRequest.
 type BadRequest = Problem
