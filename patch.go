@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
+	"github.com/vane-http/vane/validate"
 )
 
 // MergePatchType is the media type of a JSON merge patch (RFC 7396).
@@ -109,9 +111,15 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 		Description: "A patch of the resource: a JSON merge patch (RFC 7396; members to set, members set to null to remove) " +
 			"or a JSON Patch (RFC 6902; a list of operations). The patched resource must satisfy the PUT body's schema.",
 		Content: []operation.Content{
-			{MediaType: MergePatchType, Schema: &schema.Schema{Type: schema.TypeObject, Description: "A merge patch of " + name + "."}},
+			{MediaType: MergePatchType, Schema: mergePatchSchema(r.api.schemas, putBody, name)},
 			{MediaType: JSONPatchType, Schema: jsonPatchSchema(name)},
 		},
+	}
+	var checks [2]*validate.InstanceValidator
+	for i, c := range d.RequestBody.Content {
+		if checks[i], err = validate.NewInstanceValidator(r.api.schemas, c.Schema); err != nil {
+			fail(err.Error())
+		}
 	}
 	d.Responses = mergeResponses(pd.Responses, gd.Responses, map[int]string{
 		http.StatusConflict:           "Conflict: the resource kept changing while the patch was applied, or a JSON Patch test operation failed.",
@@ -124,7 +132,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	}
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
-	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, codec: ph.enc.Default(), declared: declaredMembers(r.api.schemas, putBody)}, op.Middleware)
+	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, checks: checks, codec: ph.enc.Default(), declared: declaredMembers(r.api.schemas, putBody)}, op.Middleware)
 	r.Handle(http.MethodPatch, pattern, h)
 	r.api.ops = append(r.api.ops, &d)
 }
@@ -168,6 +176,37 @@ func declaredMembers(reg *schema.Registry, s *schema.Schema) map[string]bool {
 		m[k] = true
 	}
 	return m
+}
+
+// mergePatchSchema is the schema of a merge patch of the object schema
+// put: its members, none required, each nullable (null removes it), and
+// put's rule for other members.
+func mergePatchSchema(reg *schema.Registry, put *schema.Schema, of string) *schema.Schema {
+	s := &schema.Schema{Type: schema.TypeObject, Description: "A merge patch (RFC 7396) of " + of + ": the members to set, and null for those to remove."}
+	body := reg.Resolve(put)
+	if body == nil || len(body.Properties) == 0 {
+		s.AdditionalProperties = &schema.Schema{}
+		return s
+	}
+	s.Properties = make(map[string]*schema.Schema, len(body.Properties))
+	for k, p := range body.Properties {
+		if p.ReadOnly {
+			continue
+		}
+		c := *p
+		c.Nullable, c.Default = true, nil
+		if len(c.Enum) > 0 {
+			c.Enum = append(slices.Clip(c.Enum), nil)
+		}
+		s.Properties[k] = &c
+	}
+	for _, k := range body.PropertyOrder {
+		if s.Properties[k] != nil {
+			s.PropertyOrder = append(s.PropertyOrder, k)
+		}
+	}
+	s.AdditionalProperties = body.AdditionalProperties
+	return s
 }
 
 // jsonPatchSchema is the schema of an RFC 6902 JSON Patch document: a
@@ -256,7 +295,8 @@ type patchHandler struct {
 	put      http.Handler
 	limit    int64
 	codec    interface{ Unmarshal([]byte, any) error }
-	declared map[string]bool // the PUT body's members; nil: keep every member
+	declared map[string]bool                // the PUT body's members; nil: keep every member
+	checks   [2]*validate.InstanceValidator // the merge patch's and JSON Patch's schemas
 }
 
 // patchKind is the kind of patch a request sends.
@@ -279,6 +319,10 @@ func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.router.WriteError(w, req, prob)
 		return
 	}
+	if errs := h.checks[kind-1].Validate(patch, "body"); errs != nil {
+		h.router.WriteError(w, req, problem.New(http.StatusUnprocessableEntity, "the patch does not match its schema", errs...))
+		return
+	}
 	var ops jsonpatch.Patch
 	var sent map[string]json.RawMessage // the merge patch's top-level members
 	if kind == mergePatch {
@@ -288,10 +332,7 @@ func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	} else {
 		var err error
-		if ops, err = jsonpatch.DecodePatch(patch); err == nil {
-			err = checkJSONPatch(patch)
-		}
-		if err != nil {
+		if ops, err = jsonpatch.DecodePatch(patch); err != nil {
 			h.router.WriteError(w, req, problem.New(http.StatusBadRequest, "a JSON Patch is a list of operations, each with op and path: "+err.Error()))
 			return
 		}
@@ -362,59 +403,6 @@ func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	h.router.WriteError(w, req, problem.New(http.StatusConflict,
 		"the resource kept changing while the patch was applied; read it again and retry"))
-}
-
-// checkJSONPatch checks what jsonpatch.DecodePatch leaves unchecked: each
-// operation is one of the six kinds, its path and from are JSON Pointers,
-// and it has the members its kind needs (RFC 6902 section 4).
-func checkJSONPatch(patch []byte) error {
-	var ops []map[string]json.RawMessage
-	if err := json.Unmarshal(patch, &ops); err != nil || ops == nil {
-		return errors.New("the patch is not a JSON array")
-	}
-	for i, o := range ops {
-		at := "operation " + strconv.Itoa(i)
-		var kind string
-		json.Unmarshal(o["op"], &kind) //nolint:errcheck // not a string: not a kind
-
-		var need string
-		switch kind {
-		case "add", "replace", "test":
-			need = "value"
-		case "move", "copy":
-			need = "from"
-		case "remove":
-		default:
-			return errors.New(at + ": op " + strconv.Quote(kind) + " is not add, remove, replace, move, copy or test")
-		}
-		if _, ok := o[need]; need != "" && !ok {
-			return errors.New(at + " (" + kind + ") needs " + need)
-		}
-		for _, m := range []string{"path", "from"} {
-			if m == "from" && need != "from" {
-				continue
-			}
-			var p string
-			if raw, ok := o[m]; !ok || json.Unmarshal(raw, &p) != nil || !isJSONPointer(p) {
-				return errors.New(at + ": " + m + " is not a JSON Pointer")
-			}
-		}
-	}
-	return nil
-}
-
-// isJSONPointer reports whether p is a JSON Pointer (RFC 6901): empty, or
-// /-separated reference tokens in which ~ is followed by 0 or 1.
-func isJSONPointer(p string) bool {
-	if p != "" && p[0] != '/' {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return false
-		}
-	}
-	return true
 }
 
 // patchKindOf is the kind of patch a Content-Type names, or a 415.

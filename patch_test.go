@@ -133,7 +133,8 @@ func TestMergePatch(t *testing.T) {
 		{"wrong media type", "/pets/1", "application/json", `{"name":"A"}`, nil, 415, MergePatchType, false},
 		{"latin1", "/pets/1", MergePatchType + "; charset=latin1", `{"name":"A"}`, nil, 415, "charset", false},
 		{"duplicate key", "/pets/1", MergePatchType, `{"name":"A","name":"B"}`, nil, 400, "duplicate key", false},
-		{"not an object", "/pets/1", MergePatchType, `["name"]`, nil, 400, "JSON object", false},
+		{"not an object", "/pets/1", MergePatchType, `["name"]`, nil, 422, "expected object", false},
+		{"a member of the wrong type", "/pets/1", MergePatchType, `{"name":5}`, []string{"If-Match", `"1"`}, 422, `"location":"body.name"`, false},
 		{"empty", "/pets/1", MergePatchType, ``, nil, 400, "empty", false},
 		{"missing resource", "/pets/9", MergePatchType, `{"name":"A"}`, nil, 404, "no such pet", false},
 		{"stale If-Match", "/pets/1", MergePatchType, `{"name":"B"}`, []string{"If-Match", `"1"`}, 412, "Precondition Failed", false},
@@ -143,7 +144,7 @@ func TestMergePatch(t *testing.T) {
 		{"json patch test fails", "/pets/1", JSONPatchType, `[{"op":"test","path":"/name","value":"Rex"},{"op":"replace","path":"/name","value":"Z"}]`, nil, 409, "test operation", false},
 		{"json patch test holds", "/pets/1", JSONPatchType, `[{"op":"test","path":"/name","value":"Kit"},{"op":"remove","path":"/tags"}]`, nil, 200, `{"name":"Kit","species":"dog"}`, true},
 		{"json patch bad path", "/pets/1", JSONPatchType, `[{"op":"remove","path":"/nothing"}]`, nil, 422, "could not be applied", false},
-		{"json patch not a list", "/pets/1", JSONPatchType, `{"op":"remove","path":"/note"}`, nil, 400, "list of operations", false},
+		{"json patch not a list", "/pets/1", JSONPatchType, `{"op":"remove","path":"/note"}`, nil, 422, "expected array", false},
 		{"json patch invalid result", "/pets/1", JSONPatchType, `[{"op":"replace","path":"/species","value":"fish"}]`, nil, 422, `"location":"body.species"`, false},
 	}
 	for _, c := range cases {
@@ -441,9 +442,9 @@ func ExampleMergePatch() {
 
 type problemDetails = problem.Details
 
-// A JSON Patch is checked against RFC 6902 before anything is read: a bad
-// pointer, an unknown op or a missing member is a 400, whatever the
-// preconditions say.
+// A patch is checked against its documented schema before anything is
+// read (for a JSON Patch, RFC 6902's rules): a bad pointer, an unknown op
+// or a missing member is a 422, whatever the preconditions say.
 func TestJSONPatchChecked(t *testing.T) {
 	s := &petStore{pets: map[int]*storedPet{1: {version: 1, pet: patchPet{Name: "Rex", Species: "dog"}}}}
 	r := patchRouter(s)
@@ -456,7 +457,7 @@ func TestJSONPatchChecked(t *testing.T) {
 		`null`,
 		`{}`,
 	} {
-		if w := serve(r, "PATCH", "/pets/1", body, "Content-Type", JSONPatchType, "If-Match", `"7"`); w.Code != 400 {
+		if w := serve(r, "PATCH", "/pets/1", body, "Content-Type", JSONPatchType, "If-Match", `"7"`); w.Code != 422 {
 			t.Errorf("%s: %d %s", body, w.Code, w.Body)
 		}
 	}

@@ -549,3 +549,27 @@ func Instance(reg *schema.Registry, s *schema.Schema, raw []byte, root string) (
 	is.validate(raw, c)
 	return c.errs, nil
 }
+
+// InstanceValidator evaluates JSON documents against one schema, compiled
+// once: for request bodies whose schema no Go type derives (a merge
+// patch's, say).
+type InstanceValidator struct {
+	is *instanceSchema
+}
+
+// NewInstanceValidator compiles s, whose $refs point into reg.
+func NewInstanceValidator(reg *schema.Registry, s *schema.Schema) (*InstanceValidator, error) {
+	is, err := compileInstance(reg, s)
+	if err != nil {
+		return nil, err
+	}
+	return &InstanceValidator{is: is}, nil
+}
+
+// Validate returns every failure of the JSON document raw, with locations
+// under root ("body"); raw must be well-formed JSON.
+func (v *InstanceValidator) Validate(raw []byte, root string) []problem.FieldError {
+	c := &collector{loc: problem.Location(root)}
+	v.is.validate(raw, c)
+	return c.errs
+}

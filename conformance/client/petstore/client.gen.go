@@ -261,6 +261,60 @@ func (e PatchPetApplicationJSONPatchPlusJSONBody2Op) Valid() bool {
 	}
 }
 
+// Defines values for PatchPetApplicationMergePatchPlusJSONBodySpecies.
+const (
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesBird        PatchPetApplicationMergePatchPlusJSONBodySpecies = "bird"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesCat         PatchPetApplicationMergePatchPlusJSONBodySpecies = "cat"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesDog         PatchPetApplicationMergePatchPlusJSONBodySpecies = "dog"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesFish        PatchPetApplicationMergePatchPlusJSONBodySpecies = "fish"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesLessThannil PatchPetApplicationMergePatchPlusJSONBodySpecies = "<nil>"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesRabbit      PatchPetApplicationMergePatchPlusJSONBodySpecies = "rabbit"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationMergePatchPlusJSONBodySpecies enum.
+func (e PatchPetApplicationMergePatchPlusJSONBodySpecies) Valid() bool {
+	switch e {
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesBird:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesCat:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesDog:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesFish:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesLessThannil:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesRabbit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationMergePatchPlusJSONBodyStatus.
+const (
+	PatchPetApplicationMergePatchPlusJSONBodyStatusAdopted     PatchPetApplicationMergePatchPlusJSONBodyStatus = "adopted"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusAvailable   PatchPetApplicationMergePatchPlusJSONBodyStatus = "available"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusLessThannil PatchPetApplicationMergePatchPlusJSONBodyStatus = "<nil>"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusPending     PatchPetApplicationMergePatchPlusJSONBodyStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationMergePatchPlusJSONBodyStatus enum.
+func (e PatchPetApplicationMergePatchPlusJSONBodyStatus) Valid() bool {
+	switch e {
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusAdopted:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusAvailable:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusLessThannil:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Me defines model for Me.
 type Me struct {
 	// User The name the token belongs to.
@@ -507,7 +561,29 @@ type PetEventsParams struct {
 type PatchPetApplicationJSONPatchPlusJSONBody = []PatchPetApplicationJSONPatchPlusJSONBody_Item
 
 // PatchPetApplicationMergePatchPlusJSONBody defines parameters for PatchPet.
-type PatchPetApplicationMergePatchPlusJSONBody = map[string]interface{}
+type PatchPetApplicationMergePatchPlusJSONBody struct {
+	// BirthDate Example: 2021-04-01
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+
+	// Name The pet's name.
+	//
+	// Example: Rex
+	Name *string `json:"name,omitempty"`
+
+	// Owner Who adopted the pet, if anyone.
+	Owner *string `json:"owner,omitempty"`
+
+	// Species Example: dog
+	Species *PatchPetApplicationMergePatchPlusJSONBodySpecies `json:"species,omitempty"`
+
+	// Status Where the pet is in the adoption process; available when absent.
+	Status *PatchPetApplicationMergePatchPlusJSONBodyStatus `json:"status,omitempty"`
+
+	// Tags Free-form labels.
+	//
+	// Example: ["friendly","trained"]
+	Tags *[]string `json:"tags,omitempty"`
+}
 
 // PatchPetParams defines parameters for PatchPet.
 type PatchPetParams struct {
@@ -564,6 +640,12 @@ type PatchPetApplicationJSONPatchPlusJSONBody_Item struct {
 	union json.RawMessage
 }
 
+// PatchPetApplicationMergePatchPlusJSONBodySpecies defines parameters for PatchPet.
+type PatchPetApplicationMergePatchPlusJSONBodySpecies string
+
+// PatchPetApplicationMergePatchPlusJSONBodyStatus defines parameters for PatchPet.
+type PatchPetApplicationMergePatchPlusJSONBodyStatus string
+
 // UpdatePetParams defines parameters for UpdatePet.
 type UpdatePetParams struct {
 	// IfMatch Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
@@ -589,7 +671,7 @@ type CreatePetJSONRequestBody = PetInput
 type PatchPetApplicationJSONPatchPlusJSONRequestBody = PatchPetApplicationJSONPatchPlusJSONBody
 
 // PatchPetApplicationMergePatchPlusJSONRequestBody defines body for PatchPet for application/merge-patch+json ContentType.
-type PatchPetApplicationMergePatchPlusJSONRequestBody = PatchPetApplicationMergePatchPlusJSONBody
+type PatchPetApplicationMergePatchPlusJSONRequestBody PatchPetApplicationMergePatchPlusJSONBody
 
 // UpdatePetJSONRequestBody defines body for UpdatePet for application/json ContentType.
 type UpdatePetJSONRequestBody = PetInput
