@@ -223,8 +223,12 @@ func documentProblems(list []operation.Response, types []ProblemType, reg *schem
 			i = len(list) - 1
 		}
 		r := &list[i]
-		if pt.Description != "" {
+		switch {
+		case pt.Description == "" || pt.Description == r.Description:
+		case r.Description == "" || r.Description == http.StatusText(r.Status):
 			r.Description = pt.Description
+		default:
+			r.Description += " Or: " + pt.Description
 		}
 		for _, h := range headers {
 			if !slices.ContainsFunc(r.Headers, func(o operation.Header) bool { return strings.EqualFold(o.Name, h.Name) }) {

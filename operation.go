@@ -342,7 +342,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	enc := respond.NewEncoders(c, set.encoders...)
 	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
 	if err == nil {
-		d.Responses, err = documentProblems(d.Responses, op.Problems, set.schemas)
+		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.schemas)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vane-http/vane/codec"
+	"github.com/vane-http/vane/middleware"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
@@ -24,6 +25,10 @@ import (
 type Router struct {
 	*router.Router
 	api *api
+	// problems are the answers of the middleware in front of this group's
+	// operations (Problems, and what Use and Group learn from
+	// middleware.Answers), documented on each operation registered after.
+	problems []ProblemType
 }
 
 // api is what the typed operations of one router tree share.
@@ -70,7 +75,39 @@ func New(opts ...Option) *Router {
 // added to its patterns and mw added after the middleware of r (see
 // router.Router.Group).
 func (r *Router) Group(prefix string, mw ...func(http.Handler) http.Handler) *Router {
-	return &Router{Router: r.Router.Group(prefix, mw...), api: r.api}
+	g := &Router{Router: r.Router.Group(prefix, mw...), api: r.api, problems: slices.Clip(r.problems)}
+	g.declare(mw)
+	return g
+}
+
+// Use adds middleware to r (see router.Router.Use). The answers that a
+// middleware declares (middleware.Answers: Timeout's and Throttle's 503,
+// say) are documented on every typed operation registered on r or its
+// groups afterwards.
+func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
+	r.Router.Use(mw...)
+	r.declare(mw)
+}
+
+// Problems documents answers that middleware in front of r's operations
+// sends of its own accord (an authentication check's 401, a rate limit's
+// 429), on every typed operation registered on r or its groups
+// afterwards, as Op.Problems does for one operation:
+//
+//	auth := r.Group("", requireToken)
+//	auth.Problems(vane.ProblemType{Status: 401, Description: "No valid token.",
+//		Headers: map[string]string{"WWW-Authenticate": "How to log in."}})
+func (r *Router) Problems(types ...ProblemType) {
+	r.problems = append(r.problems, types...)
+}
+
+// declare adds what mw declare of their own answers to r's problems.
+func (r *Router) declare(mw []func(http.Handler) http.Handler) {
+	for _, m := range mw {
+		for _, a := range middleware.Answers(m) {
+			r.problems = append(r.problems, ProblemType{Status: a.Status, Description: a.Description, Headers: a.Headers})
+		}
+	}
 }
 
 // Route calls fn with a Group of r under prefix.

@@ -59,6 +59,11 @@ const TimeoutBuffer = 64 << 10
 // with its route, and health checks can stay outside it. A Timeout before
 // routing works too, but copies the route back for [Logger] only when the
 // handler returns in time.
+//
+// Timeout is not inlined, so that every middleware it returns shares
+// one code pointer, by which Answers knows it.
+//
+//go:noinline
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

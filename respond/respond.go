@@ -21,8 +21,10 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -39,6 +41,7 @@ type Output struct {
 	headers    []outHeader
 	statusOff  uintptr
 	hasStatus  bool
+	statuses   []int // the statuses the Status field's enum tag lists; nil: not declared
 	bodyOff    uintptr
 	bodyType   reflect.Type // nil: no body at all
 	bodyKind   int
@@ -134,6 +137,15 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
 			}
 			o.statusOff, o.hasStatus = f.Offset, true
+			if list, ok := f.Tag.Lookup("enum"); ok {
+				for _, v := range strings.Split(list, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(v))
+					if err != nil || n < 200 || n > 399 {
+						return nil, fmt.Errorf("field Status: enum %q: each status is a number from 200 to 399", list)
+					}
+					o.statuses = append(o.statuses, n)
+				}
+			}
 		case f.Type == cookieType || f.Type == cookiePtrType || f.Type == cookieSliceType:
 			if name, ok := f.Tag.Lookup("header"); ok && http.CanonicalHeaderKey(name) != "Set-Cookie" {
 				return nil, fmt.Errorf("field %s: a cookie is sent as Set-Cookie, not as header %q", f.Name, name)
@@ -306,7 +318,10 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	p := reflect.ValueOf(out).UnsafePointer()
 	if o.hasStatus {
-		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
+		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 && s != status {
+			if o.statuses != nil && !slices.Contains(o.statuses, s) {
+				return fmt.Errorf("respond: the output's Status %d is not one its enum tag lists %v", s, o.statuses)
+			}
 			status = s
 		}
 	}
@@ -442,6 +457,16 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	for status, desc := range extra {
 		add(status, desc)
 	}
+	for _, status := range o.statuses {
+		if status != success.Status && !slices.ContainsFunc(list, func(r operation.Response) bool { return r.Status == status }) {
+			r := success
+			r.Status, r.Description = status, http.StatusText(status)
+			if operation.NoBody(status) {
+				r.Content = nil
+			}
+			list = append(list, r)
+		}
+	}
 	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
 		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
 	}
@@ -452,6 +477,11 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	}
 	for _, status := range operation.ErrorStatuses(d) {
 		add(status, "")
+	}
+	switch d.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	default:
+		add(http.StatusPreconditionFailed, "Precondition Failed: If-Match names entity tags, and this operation's resource has none to match")
 	}
 	if o.Negotiated(d.Status) && enc != nil {
 		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")

@@ -58,9 +58,21 @@ type CreatePetNotAcceptable Problem
 
 func (*CreatePetNotAcceptable) createPetRes() {}
 
+type CreatePetPreconditionFailed Problem
+
+func (*CreatePetPreconditionFailed) createPetRes() {}
+
 type CreatePetRequestEntityTooLarge Problem
 
 func (*CreatePetRequestEntityTooLarge) createPetRes() {}
+
+type CreatePetRequestTimeout Problem
+
+func (*CreatePetRequestTimeout) createPetRes() {}
+
+type CreatePetServiceUnavailable Problem
+
+func (*CreatePetServiceUnavailable) createPetRes() {}
 
 type CreatePetUnprocessableEntity Problem
 
@@ -82,6 +94,14 @@ func (*DeletePetNoContent) deletePetRes() {}
 type DeletePetNotFound Problem
 
 func (*DeletePetNotFound) deletePetRes() {}
+
+type DeletePetPreconditionFailed Problem
+
+func (*DeletePetPreconditionFailed) deletePetRes() {}
+
+type DeletePetServiceUnavailable Problem
+
+func (*DeletePetServiceUnavailable) deletePetRes() {}
 
 type DeletePetUnprocessableEntity Problem
 
@@ -232,9 +252,17 @@ func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 
 func (*GetPetPhotoOKHeaders) getPetPhotoRes() {}
 
+type GetPetPhotoServiceUnavailable Problem
+
+func (*GetPetPhotoServiceUnavailable) getPetPhotoRes() {}
+
 type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
+
+type GetPetServiceUnavailable Problem
+
+func (*GetPetServiceUnavailable) getPetRes() {}
 
 type GetPetUnprocessableEntity Problem
 
@@ -247,6 +275,10 @@ func (*ListPetsInternalServerError) listPetsRes() {}
 type ListPetsNotAcceptable Problem
 
 func (*ListPetsNotAcceptable) listPetsRes() {}
+
+type ListPetsServiceUnavailable Problem
+
+func (*ListPetsServiceUnavailable) listPetsRes() {}
 
 type ListPetsSpecies string
 
@@ -1689,6 +1721,14 @@ type PatchPetRequestEntityTooLarge Problem
 
 func (*PatchPetRequestEntityTooLarge) patchPetRes() {}
 
+type PatchPetRequestTimeout Problem
+
+func (*PatchPetRequestTimeout) patchPetRes() {}
+
+type PatchPetServiceUnavailable Problem
+
+func (*PatchPetServiceUnavailable) patchPetRes() {}
+
 type PatchPetUnprocessableEntity Problem
 
 func (*PatchPetUnprocessableEntity) patchPetRes() {}
@@ -2898,6 +2938,14 @@ type UpdatePetRequestEntityTooLarge Problem
 
 func (*UpdatePetRequestEntityTooLarge) updatePetRes() {}
 
+type UpdatePetRequestTimeout Problem
+
+func (*UpdatePetRequestTimeout) updatePetRes() {}
+
+type UpdatePetServiceUnavailable Problem
+
+func (*UpdatePetServiceUnavailable) updatePetRes() {}
+
 type UpdatePetUnprocessableEntity Problem
 
 func (*UpdatePetUnprocessableEntity) updatePetRes() {}
@@ -2913,3 +2961,7 @@ func (*WhoAmIInternalServerError) whoAmIRes() {}
 type WhoAmINotAcceptable Problem
 
 func (*WhoAmINotAcceptable) whoAmIRes() {}
+
+type WhoAmIServiceUnavailable Problem
+
+func (*WhoAmIServiceUnavailable) whoAmIRes() {}
