@@ -121,10 +121,29 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 			fail(err.Error())
 		}
 	}
-	d.Responses = mergeResponses(pd.Responses, gd.Responses, map[int]string{
+	// The answers of the GET and PUT as registered (their Op.Responses
+	// and Op.Problems), else as compiled here, and the PATCH's own.
+	putDoc, getDoc := pd.Responses, gd.Responses
+	for _, o := range r.api.ops {
+		switch {
+		case o.Pattern != d.Pattern:
+		case o.Method == http.MethodPut:
+			putDoc = o.Responses
+		case o.Method == http.MethodGet:
+			getDoc = o.Responses
+		}
+	}
+	extra := map[int]string{
 		http.StatusConflict:           "Conflict: the resource kept changing while the patch was applied, or a JSON Patch test operation failed.",
 		http.StatusPreconditionFailed: "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match.",
-	})
+	}
+	for status, desc := range op.Responses {
+		extra[status] = desc
+	}
+	d.Responses = mergeResponses(putDoc, getDoc, extra)
+	if d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), r.api.schemas); err != nil {
+		fail(err.Error())
+	}
 	for _, other := range r.api.ops {
 		if other.ID == d.ID {
 			panic("vane: operation ID " + strconv.Quote(d.ID) + " of PATCH " + d.Pattern + " is already used by " + other.Method + " " + other.Pattern)

@@ -41,7 +41,9 @@ type Output struct {
 	headers    []outHeader
 	statusOff  uintptr
 	hasStatus  bool
-	statuses   []int // the statuses the Status field's enum tag lists; nil: not declared
+	statuses   []int    // the statuses the Status field's enum tag lists; nil: not declared
+	rawTypes   []string // a raw body's media types (its mediaType tag), documented instead of application/octet-stream
+	rawDefault []string // a raw body's Content-Type when no header field sets one
 	bodyOff    uintptr
 	bodyType   reflect.Type // nil: no body at all
 	bodyKind   int
@@ -88,6 +90,10 @@ func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.rawDefault = octetContentType
+	if len(o.rawTypes) == 1 && !strings.Contains(o.rawTypes[0], "*") {
+		o.rawDefault = o.rawTypes[:1]
+	}
 	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	o.ptrType = reflect.PointerTo(t)
 	return o, nil
@@ -131,6 +137,18 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 			}
 			if doc := f.Tag.Get("doc"); doc != "" && o.bodySchema != nil && o.bodySchema.Ref == "" {
 				o.bodySchema.Description = doc
+			}
+			if list, ok := f.Tag.Lookup("mediaType"); ok {
+				if o.bodyKind != outBytes && o.bodyKind != outReader {
+					return nil, fmt.Errorf("field Body: a mediaType tag is for a []byte or io.Reader body, which is sent as it is")
+				}
+				for _, mt := range strings.Split(list, ",") {
+					mt = strings.TrimSpace(mt)
+					if typ, sub, ok := strings.Cut(mt, "/"); !ok || typ == "" || sub == "" {
+						return nil, fmt.Errorf("field Body: mediaType %q is not a media type or range", mt)
+					}
+					o.rawTypes = append(o.rawTypes, mt)
+				}
 			}
 		case f.Name == "Status" && f.Tag.Get("header") == "":
 			if f.Type.Kind() != reflect.Int {
@@ -376,7 +394,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	case outBytes:
 		b := *(*[]byte)(bp)
 		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
+			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
@@ -385,7 +403,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	case outReader:
 		r := *(*io.Reader)(bp)
 		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
+			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
@@ -428,6 +446,13 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: o.headerDocs}
 	if o.bodySchema != nil && !operation.NoBody(d.Status) {
 		success.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if len(o.rawTypes) > 0 {
+			success.Content = success.Content[:0]
+			for _, mt := range o.rawTypes {
+				success.Content = append(success.Content, operation.Content{MediaType: mt,
+					Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: mt, Description: o.bodySchema.Description}})
+			}
+		}
 		if o.bodyKind == outJSON && enc != nil {
 			success.Content = success.Content[:0]
 			for _, mt := range enc.MediaTypes() {

@@ -56,3 +56,40 @@ func TestStatusEnum(t *testing.T) {
 		t.Error("an error status in a Status enum was accepted")
 	}
 }
+
+type photoOut struct {
+	ContentType string `header:"Content-Type"`
+	Body        []byte `mediaType:"image/png, image/jpeg"`
+}
+
+type pngOut struct {
+	Body []byte `mediaType:"image/png"`
+}
+
+// A raw body's mediaType tag documents its media types instead of
+// application/octet-stream; one concrete type is also its default
+// Content-Type.
+func TestRawMediaTypes(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	o, err := Compile(reflect.TypeFor[photoOut](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := o.Responses(&operation.Description{Method: "GET", Status: 200}, nil, reg, nil)
+	if c := list[0].Content; len(c) != 2 || c[0].MediaType != "image/png" || c[1].MediaType != "image/jpeg" {
+		t.Errorf("documented %+v", c)
+	}
+	p, err := Compile(reflect.TypeFor[pngOut](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	if err := p.Write(w, httptest.NewRequest("GET", "/", nil), &pngOut{Body: []byte("\x89PNG")}, 200, NewEncoders(codec.JSON)); err != nil || w.Header().Get("Content-Type") != "image/png" {
+		t.Errorf("%v %v", w.Header(), err)
+	}
+	if _, err := Compile(reflect.TypeFor[struct {
+		Body struct{} `mediaType:"image/png"`
+	}](), reg); err == nil {
+		t.Error("a mediaType tag on a JSON body was accepted")
+	}
+}

@@ -199,6 +199,7 @@ type GetPetPhotoNotFound Problem
 
 func (*GetPetPhotoNotFound) getPetPhotoRes() {}
 
+// The photo, in the type it was uploaded in.
 type GetPetPhotoOK struct {
 	Data io.Reader
 }
@@ -1199,6 +1200,10 @@ func (*PatchPetInternalServerError) patchPetRes() {}
 type PatchPetNotAcceptable Problem
 
 func (*PatchPetNotAcceptable) patchPetRes() {}
+
+type PatchPetNotFound Problem
+
+func (*PatchPetNotFound) patchPetRes() {}
 
 type PatchPetPreconditionFailed Problem
 
@@ -2911,6 +2916,7 @@ func (s *ProblemHeaders) SetResponse(val Problem) {
 
 func (*ProblemHeaders) createPetRes() {}
 func (*ProblemHeaders) deletePetRes() {}
+func (*ProblemHeaders) patchPetRes()  {}
 func (*ProblemHeaders) updatePetRes() {}
 func (*ProblemHeaders) whoAmIRes()    {}
 
