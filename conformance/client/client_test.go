@@ -34,12 +34,12 @@ func TestGeneratedClient(t *testing.T) {
 		t.Skip("builds and runs the example service")
 	}
 	svc := examplerun.Start(t, examplerun.Options{Race: true})
-	doc30 := get(t, svc.URL+"/openapi-3.0.json")
-	doc31 := get(t, svc.URL+"/openapi.json")
+	doc30 := examplerun.Get(t, svc.URL+"/openapi-3.0.json")
+	doc31 := examplerun.Get(t, svc.URL+"/openapi.json")
 
 	t.Run("documents are valid", func(t *testing.T) {
 		oasvalidate.Validate(t, map[string][]byte{
-			"petstore-3.0.json": doc30, "petstore-3.0.yaml": get(t, svc.URL+"/openapi-3.0.yaml"),
+			"petstore-3.0.json": doc30, "petstore-3.0.yaml": examplerun.Get(t, svc.URL+"/openapi-3.0.yaml"),
 			"petstore.json": doc31,
 		})
 	})
@@ -386,16 +386,3 @@ func generate(t *testing.T, out string) []byte {
 	return b
 }
 
-func get(t *testing.T, url string) []byte {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
-	}
-	return b
-}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +23,7 @@ func TestOgenClient(t *testing.T) {
 		t.Skip("builds and runs the example service")
 	}
 	svc := examplerun.Start(t, examplerun.Options{})
-	doc := get(t, svc.URL+"/openapi.json")
+	doc := examplerun.Get(t, svc.URL+"/openapi.json")
 
 	t.Run("client is generated from the served document", func(t *testing.T) {
 		kept := filepath.Join("petstore", "openapi.json")
@@ -72,20 +70,6 @@ func generate(t *testing.T, dir string) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("ogen: %v\n%s", err, out.Bytes())
 	}
-}
-
-func get(t *testing.T, url string) []byte {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
-	}
-	return b
 }
 
 // token is the example's bearer token as ogen's security source.

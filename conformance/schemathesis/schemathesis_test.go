@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,13 +31,8 @@ const budget = 6 * time.Minute
 // "default" response of any operation.
 func explicitOnly(t *testing.T, url string) []byte {
 	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
 	var doc map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+	if err := json.Unmarshal(examplerun.Get(t, url), &doc); err != nil {
 		t.Fatal(err)
 	}
 	removed := 0

@@ -7,6 +7,7 @@ package examplerun
 
 import (
 	"bytes"
+	"io"
 	"context"
 	"net"
 	"net/http"
@@ -185,4 +186,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Get fetches url and returns its body, failing t unless the answer is
+// 200 OK.
+func Get(t testing.TB, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return b
 }
