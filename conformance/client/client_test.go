@@ -385,4 +385,3 @@ func generate(t *testing.T, out string) []byte {
 	}
 	return b
 }
-

@@ -7,8 +7,8 @@ package examplerun
 
 import (
 	"bytes"
-	"io"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
