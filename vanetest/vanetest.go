@@ -292,8 +292,9 @@ func (a *API) check(d *operation.Description, req *http.Request, raw []byte, w *
 		}
 	}
 	if w.Code >= 200 && w.Code < 300 && raw != nil && d.RequestBody != nil {
+		sent, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		for _, c := range d.RequestBody.Content {
-			if isJSON(c.MediaType) && c.Schema != nil && json.Valid(raw) {
+			if c.MediaType == sent && isJSON(c.MediaType) && c.Schema != nil && json.Valid(raw) {
 				errs, _ := validate.Instance(d.Schemas, c.Schema, raw, "body")
 				for _, e := range errs {
 					out = append(out, fmt.Sprintf("answered %d to a body the document refuses: %s", w.Code, e.Error()))

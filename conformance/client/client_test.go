@@ -253,11 +253,17 @@ func drive(t *testing.T, svc *examplerun.Service, rec *recorder) {
 	})
 
 	t.Run("deletePet", func(t *testing.T) {
-		res, err := authorized.DeletePetWithResponse(ctx, id)
+		stale := `"1"`
+		res, err := authorized.DeletePetWithResponse(ctx, id, &petstore.DeletePetParams{IfMatch: &stale})
+		must(t, "deletePet", err, res.StatusCode(), res.Body, http.StatusPreconditionFailed)
+		cur, err := anon.GetPetWithResponse(ctx, id)
+		must(t, "getPet", err, cur.StatusCode(), cur.Body, http.StatusOK)
+		etag := cur.HTTPResponse.Header.Get("ETag")
+		res, err = authorized.DeletePetWithResponse(ctx, id, &petstore.DeletePetParams{IfMatch: &etag})
 		must(t, "deletePet", err, res.StatusCode(), res.Body, http.StatusNoContent)
 		again, err := anon.GetPetWithResponse(ctx, id)
 		must(t, "getPet after deletePet", err, again.StatusCode(), again.Body, http.StatusNotFound)
-		res, err = authorized.DeletePetWithResponse(ctx, id)
+		res, err = authorized.DeletePetWithResponse(ctx, id, &petstore.DeletePetParams{})
 		must(t, "deletePet", err, res.StatusCode(), res.Body, http.StatusNotFound)
 	})
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -27,15 +25,14 @@ import (
 type api struct {
 	router *vane.Router // answers requireToken's 401s through its error model
 	store  *Store
-	events *broker
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
 }
 
 // registerAPI registers the service's operations on r, and returns the
-// broker of their change events (for GET /pets/events).
-func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker {
-	a := &api{router: r, store: store, tokens: tokens, events: newBroker()}
+// api (whose serveEvents is GET /pets/events, registered apart).
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *api {
+	a := &api{router: r, store: store, tokens: tokens}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -53,14 +50,21 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *broker
 		responds(404, "No pet has this ID."))
 	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured,
 		responds(404, "No pet has this ID."),
-		describe("A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional."))
+		describe("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
+			"(application/json-patch+json). It is applied to the pet as read and written only over that version: "+
+			"a change made in between is never lost. If-Match makes it conditional on the client's version."))
 	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
 		status(http.StatusNoContent), responds(404, "No pet has this ID."))
+	// A database that is down is a 503 with Retry-After (storeError), on
+	// every operation that reads or writes it.
+	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
+		Description: "The database is unavailable; retry after the Retry-After header's seconds.",
+		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
 		func(op *vane.Op) { op.Tags = []string{"account"} })
-	return a.events
+	return a
 }
 
 // docsConfig is what the document says beyond the types: its title, and
@@ -183,7 +187,7 @@ func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
 	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
 	items, total, err := a.store.List(ctx, f, in.Offset, in.Limit)
 	if err != nil {
-		return nil, err // a 500; the cause is logged, not shown
+		return nil, storeError(err, 0) // a 503 when the database is down, else a 500 whose cause is logged
 	}
 	page := &Page[Pet]{Items: items, Total: total, Offset: in.Offset, Limit: in.Limit}
 	if next := in.Offset + len(items); next < total {
@@ -225,13 +229,9 @@ func versioned(p Pet) *PetVersion {
 	return &PetVersion{ETag: etag(p), LastModified: p.UpdatedAt, Body: p}
 }
 
-// etag is a pet's entity tag: a hash of its JSON, so it changes whenever
-// what a client reads changes (updatedAt alone has one-second steps).
+// etag is a pet's entity tag: its version, which every write moves on.
 func etag(p Pet) string {
-	b, _ := json.Marshal(p)
-	h := fnv.New64a()
-	h.Write(b)
-	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	return `"` + strconv.FormatInt(p.Version, 10) + `"`
 }
 
 func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
@@ -258,9 +258,8 @@ type Created struct {
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
 	p, err := a.store.Create(ctx, in.Body)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, 0)
 	}
-	a.events.publish(PetCreated{Pet: p})
 	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
 }
 
@@ -273,34 +272,57 @@ type UpdatePet struct {
 }
 
 func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error) {
-	if in.IfMatch != "" || in.IfNoneMatch != "" || in.IfUnmodifiedSince != "" {
-		cur, err := a.store.Get(ctx, in.ID)
-		if err != nil {
-			return nil, storeError(err, in.ID)
-		}
-		// The check and the update are two statements: an update between
-		// them goes unnoticed. A store that must close that gap updates
-		// WHERE updated_at = the version checked.
-		if err := in.Check(vane.Version{ETag: etag(cur), LastModified: cur.UpdatedAt, Exists: true}); err != nil {
-			return nil, err // 412: nothing changed
-		}
-	}
-	p, err := a.store.Update(ctx, in.ID, in.Body)
+	var cur, next Pet
+	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
+		return a.version(ctx, in.ID, &cur)
+	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+		// UPDATE … WHERE id = $1 AND version = $2: false when another
+		// write came between, and Write reads again.
+		p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+		next = p
+		return ok, storeError(err, in.ID)
+	})
 	if err != nil {
-		return nil, storeError(err, in.ID)
+		return nil, err // 404, 412 (nothing changed), 409, 503
 	}
-	a.events.publish(PetUpdated{Pet: p})
-	return versioned(p), nil
+	return versioned(next), nil
+}
+
+// version reads the pet with id into cur and returns its version for
+// Conditional.Write: Exists false when there is no such pet, so that an
+// If-Match fails with 412 (RFC 9110 section 13.1.1), and the write, which
+// finds no row, answers 404 when there is no precondition.
+func (a *api) version(ctx context.Context, id int64, cur *Pet) (vane.Version, error) {
+	p, err := a.store.Get(ctx, id)
+	switch {
+	case errors.Is(err, errNotFound):
+		*cur = Pet{}
+		return vane.Version{}, nil
+	case err != nil:
+		return vane.Version{}, storeError(err, id)
+	}
+	*cur = p
+	return vane.Version{ETag: etag(p), LastModified: p.UpdatedAt, Exists: true}, nil
+}
+
+// DeletePet is the input of DELETE /pets/{id}: If-Match makes it
+// conditional on the client's version.
+type DeletePet struct {
+	vane.Conditional
+	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
 // deletePet returns no output: a nil output with a nil error is 204 No
 // Content.
-func (a *api) deletePet(ctx context.Context, in *PetID) (*struct{}, error) {
-	if err := a.store.Delete(ctx, in.ID); err != nil {
-		return nil, storeError(err, in.ID)
-	}
-	a.events.publish(PetDeleted{ID: in.ID})
-	return nil, nil
+func (a *api) deletePet(ctx context.Context, in *DeletePet) (*struct{}, error) {
+	var cur Pet
+	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
+		return a.version(ctx, in.ID, &cur)
+	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+		ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
+		return ok, storeError(err, in.ID)
+	})
+	return nil, err
 }
 
 // ---- Photos: a multipart upload and a binary download ----
@@ -361,7 +383,7 @@ func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, in.ID)
 	}
 	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
 }
@@ -392,7 +414,7 @@ func userOf(ctx context.Context) string {
 // by an ErrorHook as the operations' own errors are.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token, ok := bearerToken(r.Header.Get("Authorization"))
 		user := ""
 		if ok {
 			for t, u := range a.tokens {
@@ -412,13 +434,31 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 	})
 }
 
+// bearerToken returns the token of an Authorization header of the Bearer
+// scheme: the scheme's name in any case, then one or more spaces (RFC
+// 9110 section 11.1's 1*SP), then the token.
+func bearerToken(h string) (string, bool) {
+	scheme, rest, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token := strings.TrimLeft(rest, " ")
+	return token, token != ""
+}
+
 // storeError is the error for a failed store call on pet id: a 404 for an
 // unknown pet (vane.NotFound makes a problem response whose detail the
-// client sees), else the error itself, a 500 whose cause is logged, not
-// shown.
+// client sees), a 503 with Retry-After when the database is unavailable
+// (down, unreachable, restarting, locked), else the error itself, a 500
+// whose cause is logged, not shown. nil stays nil.
 func storeError(err error, id int64) error {
-	if errors.Is(err, errNotFound) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errNotFound):
 		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+	case unavailable(err):
+		return vane.Unavailable(2*time.Second, "the database is unavailable; retry shortly")
 	}
 	return err
 }

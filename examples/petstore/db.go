@@ -67,7 +67,7 @@ func OpenSQLite(ctx context.Context, dir string, logger *slog.Logger) (*Store, e
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, db, sqlite, goose.DialectSQLite3, nil, logger)
+	return open(ctx, db, sqlite, goose.DialectSQLite3, nil, "", logger)
 }
 
 // OpenPostgres connects to the PostgreSQL database at url (a URL or a
@@ -82,21 +82,35 @@ func OpenPostgres(ctx context.Context, url string, logger *slog.Logger) (*Store,
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(10)
 	db.SetConnMaxIdleTime(5 * time.Minute)
+	// A connection that broke (the server restarted) is discarded by
+	// database/sql on its next use (driver.ErrBadConn) and a new one
+	// dialled, so the pool recovers by itself; bounded lifetimes also
+	// move connections to a server that came back elsewhere.
+	db.SetConnMaxLifetime(30 * time.Minute)
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300)) // retry each second, 5 minutes
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	return open(ctx, db, postgres, goose.DialectPostgres, locker, logger)
+	return open(ctx, db, postgres, goose.DialectPostgres, locker, url, logger)
 }
 
-// open migrates db and returns a store on it; db is closed on failure.
-func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, logger *slog.Logger) (*Store, error) {
+// open migrates db and returns a store on it, with its event feed
+// (listening on listenURL, a PostgreSQL URL, if not empty); db is closed
+// on failure.
+func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, listenURL string, logger *slog.Logger) (*Store, error) {
 	if err := migrate(ctx, db, d, gd, locker, logger); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, d: d, now: time.Now}, nil
+	s := &Store{db: db, d: d, now: time.Now}
+	f, err := startFeed(s, listenURL, logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.feed = f
+	return s, nil
 }
 
 // migrate applies the migrations db lacks: the SQL files of the dialect's

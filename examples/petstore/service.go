@@ -77,12 +77,13 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	if o.timeout > 0 {
 		api.Use(middleware.Timeout(o.timeout))
 	}
-	events := registerAPI(api, store, tokens)
+	a := registerAPI(api, store, tokens)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r, "/pets/events", map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}},
-		events.serve, summary("Follow changes to pets", "petEvents"),
-		describe("Server-sent events: a created, updated or deleted event for each change made through this replica."))
+	vane.Stream(r, "/pets/events", eventTypes,
+		a.serveEvents, summary("Follow changes to pets", "petEvents"),
+		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
+			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed."))
 	// /pets/events has GET only: the other methods are answered 405, as the
 	// document says, rather than reaching /pets/{id} with id "events".
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

@@ -29,6 +29,10 @@ type Pet struct {
 	HasPhoto  bool      `json:"hasPhoto" readOnly:"true" doc:"Whether a photo has been uploaded."`
 	CreatedAt time.Time `json:"createdAt" readOnly:"true"`
 	UpdatedAt time.Time `json:"updatedAt" readOnly:"true"`
+	// Version counts the pet's writes: every change stores the next one,
+	// and a compare-and-swap write names the one it read. Clients see it
+	// as the ETag.
+	Version int64 `json:"-"`
 }
 
 // Photo is an uploaded picture of a pet.
@@ -55,10 +59,18 @@ type Store struct {
 	db  *sql.DB
 	d   dialect
 	now func() time.Time
+	// feed fans the events of every change out to this process's
+	// streams; its goroutines end with Close.
+	feed *feed
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the event feed and closes the database.
+func (s *Store) Close() error {
+	if s.feed != nil {
+		s.feed.stop()
+	}
+	return s.db.Close()
+}
 
 // Ping checks that the database answers a query, for the readiness probe.
 func (s *Store) Ping(ctx context.Context) error {
@@ -77,7 +89,7 @@ type querier interface {
 // columns after those scanPet reads; the WHERE clause and what follows are
 // the caller's.
 func (s *Store) selectPets(extra string) string {
-	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at,
+	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at, p.version,
 		EXISTS (SELECT 1 FROM pet_photos ph WHERE ph.pet_id = p.id), ` + s.d.tags + extra + `
 		FROM pets p `
 }
@@ -87,7 +99,7 @@ func scanPet(row interface{ Scan(...any) error }, extra ...any) (Pet, error) {
 	var p Pet
 	var birth, owner sql.NullString
 	var tags []byte
-	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt,
+	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt, &p.Version,
 		&p.HasPhoto, &tags}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return Pet{}, err
@@ -185,8 +197,10 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second))
-		return err
+		if p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second)); err != nil {
+			return err
+		}
+		return s.addEvent(ctx, tx, "created", p.ID, PetCreated{Pet: p})
 	})
 	return p, err
 }
@@ -196,7 +210,7 @@ func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet
 	if in.Status == "" {
 		in.Status = "available"
 	}
-	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now}
+	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now, Version: 1}
 	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
@@ -223,22 +237,33 @@ func insertTags(ctx context.Context, tx *sql.Tx, id int64, tags []string) error 
 	return nil
 }
 
-// Update replaces the client's fields of the pet with id.
+// Update replaces the client's fields of the pet with id, whatever its
+// version.
 func (s *Store) Update(ctx context.Context, id int64, in PetInput) (Pet, error) {
+	p, _, err := s.UpdateIf(ctx, id, 0, in)
+	return p, err
+}
+
+// UpdateIf replaces the client's fields of the pet with id if its version
+// is still version (a compare-and-swap; 0: any version), and reports
+// whether it did: false, with no error, when another write came first.
+// An unknown pet is errNotFound.
+func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (Pet, bool, error) {
 	if in.Status == "" {
 		in.Status = "available"
 	}
 	var p Pet
+	swapped := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		args := []any{in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
+			s.now().UTC().Truncate(time.Second), id}
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
-			birth_date = $5, owner = $6, updated_at = $7 WHERE id = $8`,
-			in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
-			s.now().UTC().Truncate(time.Second), id)
+			birth_date = $5, owner = $6, updated_at = $7, version = version + 1 WHERE id = $8`+ifVersion(version, &args), args...)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return orErr(err, errNotFound)
+			return orErr(err, missedSwap(version))
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM pet_tags WHERE pet_id = $1", id); err != nil {
 			return err
@@ -246,29 +271,73 @@ func (s *Store) Update(ctx context.Context, id int64, in PetInput) (Pet, error) 
 		if err := insertTags(ctx, tx, id, in.Tags); err != nil {
 			return err
 		}
-		p, err = s.get(ctx, tx, id)
-		return err
+		if p, err = s.get(ctx, tx, id); err != nil {
+			return err
+		}
+		swapped = true
+		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
-	return p, err
+	if errors.Is(err, errVersionMoved) {
+		return Pet{}, false, nil
+	}
+	return p, swapped, err
 }
 
-// Delete removes the pet with id, its tags and its photo.
+// ifVersion is the condition of a compare-and-swap on version, its
+// argument appended to args; none for version 0 (any).
+func ifVersion(version int64, args *[]any) string {
+	if version == 0 {
+		return ""
+	}
+	*args = append(*args, version)
+	return " AND version = $" + strconv.Itoa(len(*args))
+}
+
+// errVersionMoved is a compare-and-swap that found another version.
+var errVersionMoved = errors.New("the pet's version moved")
+
+// missedSwap is the error of a write that changed no row: with a version
+// to match, errVersionMoved (another write came first, the pet perhaps
+// deleted: the caller reads again and decides), else errNotFound.
+func missedSwap(version int64) error {
+	if version != 0 {
+		return errVersionMoved
+	}
+	return errNotFound
+}
+
+// Delete removes the pet with id, its tags and its photo, whatever its
+// version.
 func (s *Store) Delete(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, "DELETE FROM pets WHERE id = $1", id)
-	if err != nil {
-		return err
+	_, err := s.DeleteIf(ctx, id, 0)
+	return err
+}
+
+// DeleteIf removes the pet with id if its version is still version (0:
+// any), and reports whether it did. An unknown pet is errNotFound.
+func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		args := []any{id}
+		res, err := tx.ExecContext(ctx, "DELETE FROM pets WHERE id = $1"+ifVersion(version, &args), args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return orErr(err, missedSwap(version))
+		}
+		return s.addEvent(ctx, tx, "deleted", id, PetDeleted{ID: id})
+	})
+	if errors.Is(err, errVersionMoved) {
+		return false, nil
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return orErr(err, errNotFound)
-	}
-	return nil
+	return err == nil, err
 }
 
 // SetPhoto stores the photo of the pet with id, replacing any other.
 func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
 		if err != nil {
 			return err
 		}
@@ -281,8 +350,10 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 		if err != nil {
 			return err
 		}
-		p, err = s.get(ctx, tx, id)
-		return err
+		if p, err = s.get(ctx, tx, id); err != nil {
+			return err
+		}
+		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
 	return p, err
 }
@@ -309,7 +380,13 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if s.feed != nil {
+		s.feed.poke() // this process's streams read the new events at once
+	}
+	return nil
 }
 
 // nullable maps "" to SQL NULL.

@@ -108,7 +108,7 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Pet{ID: 8, PetInput: in, CreatedAt: clock, UpdatedAt: clock}
+		want := Pet{ID: 8, PetInput: in, CreatedAt: clock, UpdatedAt: clock, Version: 1}
 		want.Status = "available"
 		if !reflect.DeepEqual(created, want) {
 			t.Errorf("created\n%+v\nwant\n%+v", created, want)
@@ -128,7 +128,7 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want = Pet{ID: 8, PetInput: upd, CreatedAt: clock.Add(-time.Hour), UpdatedAt: clock}
+		want = Pet{ID: 8, PetInput: upd, CreatedAt: clock.Add(-time.Hour), UpdatedAt: clock, Version: 2}
 		if !reflect.DeepEqual(updated, want) {
 			t.Errorf("updated\n%+v\nwant\n%+v", updated, want)
 		}

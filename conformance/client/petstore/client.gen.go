@@ -144,6 +144,21 @@ func (e PetEventsDeletedEvent) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsResetEvent.
+const (
+	Reset PetEventsResetEvent = "reset"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsResetEvent enum.
+func (e PetEventsResetEvent) Valid() bool {
+	switch e {
+	case Reset:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetEventsUpdatedEvent.
 const (
 	Updated PetEventsUpdatedEvent = "updated"
@@ -313,6 +328,12 @@ func (e PatchPetApplicationMergePatchPlusJSONBodyStatus) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// EventsReset defines model for EventsReset.
+type EventsReset struct {
+	// Reason Example: events before 1234 are no longer kept
+	Reason string `json:"reason"`
 }
 
 // Me defines model for Me.
@@ -493,6 +514,19 @@ type PetEventsDeleted struct {
 // PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
 type PetEventsDeletedEvent string
 
+// PetEventsReset The reset event of petEvents.
+type PetEventsReset struct {
+	Data  EventsReset         `json:"data"`
+	Event PetEventsResetEvent `json:"event"`
+	Id    *string             `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsResetEvent defines model for PetEventsReset.Event.
+type PetEventsResetEvent string
+
 // PetEventsUpdated The updated event of petEvents.
 type PetEventsUpdated struct {
 	Data  PetUpdated            `json:"data"`
@@ -556,8 +590,20 @@ type ListPetsParamsStatus string
 
 // PetEventsParams defines parameters for PetEvents.
 type PetEventsParams struct {
-	// LastEventID The id of the last event received, sent by a reconnecting client; events are not replayed, so it only tells the server where the client was.
+	// LastEventID The id of the last event received, sent by a reconnecting client: the events after it are sent first, in order, then the new ones. Events are kept for 24 hours, at most the newest 10,000; a client further behind gets a reset event first.
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
+// DeletePetParams defines parameters for DeletePet.
+type DeletePetParams struct {
+	// IfMatch Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
+	IfMatch *string `json:"If-Match,omitempty"`
+
+	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 }
 
 // PatchPetApplicationJSONPatchPlusJSONBody defines parameters for PatchPet.
@@ -872,7 +918,7 @@ type ClientInterface interface {
 
 	// PetEvents Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 	//
 	// Corresponds with GET /pets/events (the `PetEvents` operationId).
 	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -880,7 +926,7 @@ type ClientInterface interface {
 	// DeletePet Remove a pet
 	//
 	// Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-	DeletePet(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeletePet(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPet Get a pet
 	//
@@ -889,7 +935,7 @@ type ClientInterface interface {
 
 	// PatchPetWithBody Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -898,7 +944,7 @@ type ClientInterface interface {
 
 	// PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/json-patch+json` content type.
 	//
@@ -907,7 +953,7 @@ type ClientInterface interface {
 
 	// PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -1009,7 +1055,7 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 
 // PetEvents Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change made through this replica.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 //
 // Corresponds with GET /pets/events (the `PetEvents` operationId).
 func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1027,8 +1073,8 @@ func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEdit
 // DeletePet Remove a pet
 //
 // Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-func (c *Client) DeletePet(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeletePetRequest(c.Server, id)
+func (c *Client) DeletePet(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePetRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1056,7 +1102,7 @@ func (c *Client) GetPet(ctx context.Context, id int64, reqEditors ...RequestEdit
 
 // PatchPetWithBody Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1075,7 +1121,7 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id int64, params *PatchPe
 
 // PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/json-patch+json` content type.
 //
@@ -1094,7 +1140,7 @@ func (c *Client) PatchPetWithApplicationJSONPatchPlusJSONBody(ctx context.Contex
 
 // PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -1401,7 +1447,7 @@ func NewPetEventsRequest(server string, params *PetEventsParams) (*http.Request,
 }
 
 // NewDeletePetRequest constructs an http.Request for the DeletePet method
-func NewDeletePetRequest(server string, id int64) (*http.Request, error) {
+func NewDeletePetRequest(server string, id int64, params *DeletePetParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1429,6 +1475,43 @@ func NewDeletePetRequest(server string, id int64) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+		if params.IfUnmodifiedSince != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-Unmodified-Since", *params.IfUnmodifiedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -1793,7 +1876,7 @@ type ClientWithResponsesInterface interface {
 
 	// PetEventsWithResponse Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1805,7 +1888,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-	DeletePetWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeletePetResponse, error)
+	DeletePetWithResponse(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error)
 
 	// GetPetWithResponse Get a pet
 	//
@@ -1816,7 +1899,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchPetWithBodyWithResponse Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1825,7 +1908,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1834,7 +1917,7 @@ type ClientWithResponsesInterface interface {
 
 	// PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2955,7 +3038,7 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body Cr
 
 // PetEventsWithResponse Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change made through this replica.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2973,8 +3056,8 @@ func (c *ClientWithResponses) PetEventsWithResponse(ctx context.Context, params 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeletePetResponse, error) {
-	rsp, err := c.DeletePet(ctx, id, reqEditors...)
+func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error) {
+	rsp, err := c.DeletePet(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2996,7 +3079,7 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, id int64, 
 
 // PatchPetWithBodyWithResponse Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3011,7 +3094,7 @@ func (c *ClientWithResponses) PatchPetWithBodyWithResponse(ctx context.Context, 
 
 // PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3026,7 +3109,7 @@ func (c *ClientWithResponses) PatchPetWithApplicationJSONPatchPlusJSONBodyWithRe
 
 // PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -215,14 +215,17 @@ type Invoker interface {
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)
 	// PatchPet invokes patchPet operation.
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match
-	// makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON
+	// Patch (application/json-patch+json). It is applied to the pet as read and written only over that
+	// version: a change made in between is never lost. If-Match makes it conditional on the client's
+	// version.
 	//
 	// PATCH /pets/{id}
 	PatchPet(ctx context.Context, request PatchPetReq, params PatchPetParams) (PatchPetRes, error)
 	// PetEvents invokes petEvents operation.
 	//
-	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica,
+	// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 	//
 	// GET /pets/events
 	PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error)
@@ -398,6 +401,50 @@ func (c *Client) sendDeletePet(ctx context.Context, params DeletePetParams) (res
 	r, err := ht.NewRequest(ctx, "DELETE", u)
 	if err != nil {
 		return res, errors.Wrap(err, "create request")
+	}
+
+	h := uri.NewHeaderEncoder(r.Header)
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "If-Match",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IfMatch.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "If-None-Match",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IfNoneMatch.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "If-Unmodified-Since",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IfUnmodifiedSince.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
 	}
 
 	{
@@ -736,8 +783,10 @@ func (c *Client) sendListPets(ctx context.Context, params ListPetsParams) (res L
 
 // PatchPet invokes patchPet operation.
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match
-// makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON
+// Patch (application/json-patch+json). It is applied to the pet as read and written only over that
+// version: a change made in between is never lost. If-Match makes it conditional on the client's
+// version.
 //
 // PATCH /pets/{id}
 func (c *Client) PatchPet(ctx context.Context, request PatchPetReq, params PatchPetParams) (PatchPetRes, error) {
@@ -878,7 +927,8 @@ func (c *Client) sendPatchPet(ctx context.Context, request PatchPetReq, params P
 
 // PetEvents invokes petEvents operation.
 //
-// Server-sent events: a created, updated or deleted event for each change made through this replica.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica,
+// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 //
 // GET /pets/events
 func (c *Client) PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error) {

@@ -4,6 +4,13 @@ package petstore
 
 // DeletePetParams is parameters of deletePet operation.
 type DeletePetParams struct {
+	// Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
+	IfMatch OptString `json:",omitempty,omitzero"`
+	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
+	// not exist.
+	IfNoneMatch OptString `json:",omitempty,omitzero"`
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }
@@ -51,8 +58,9 @@ type PatchPetParams struct {
 
 // PetEventsParams is parameters of petEvents operation.
 type PetEventsParams struct {
-	// The id of the last event received, sent by a reconnecting client; events are not replayed, so it
-	// only tells the server where the client was.
+	// The id of the last event received, sent by a reconnecting client: the events after it are sent
+	// first, in order, then the new ones. Events are kept for 24 hours, at most the newest 10,000; a
+	// client further behind gets a reset event first.
 	LastEventID OptString `json:",omitempty,omitzero"`
 }
 

@@ -133,6 +133,21 @@ func (s *ErrorStatusCode) SetResponse(val Problem) {
 	s.Response = val
 }
 
+// Ref: #/components/schemas/EventsReset
+type EventsReset struct {
+	Reason string `json:"reason"`
+}
+
+// GetReason returns the value of Reason.
+func (s *EventsReset) GetReason() string {
+	return s.Reason
+}
+
+// SetReason sets the value of Reason.
+func (s *EventsReset) SetReason(val string) {
+	s.Reason = val
+}
+
 type GetPetInternalServerError Problem
 
 func (*GetPetInternalServerError) getPetRes() {}
@@ -2282,6 +2297,7 @@ type PetEventsOKEventData struct {
 	Type             PetEventsOKEventDataType
 	PetEventsCreated PetEventsCreated
 	PetEventsDeleted PetEventsDeleted
+	PetEventsReset   PetEventsReset
 	PetEventsUpdated PetEventsUpdated
 }
 
@@ -2292,6 +2308,7 @@ type PetEventsOKEventDataType string
 const (
 	PetEventsCreatedPetEventsOKEventData PetEventsOKEventDataType = "created"
 	PetEventsDeletedPetEventsOKEventData PetEventsOKEventDataType = "deleted"
+	PetEventsResetPetEventsOKEventData   PetEventsOKEventDataType = "reset"
 	PetEventsUpdatedPetEventsOKEventData PetEventsOKEventDataType = "updated"
 )
 
@@ -2303,6 +2320,11 @@ func (s PetEventsOKEventData) IsPetEventsCreated() bool {
 // IsPetEventsDeleted reports whether PetEventsOKEventData is PetEventsDeleted.
 func (s PetEventsOKEventData) IsPetEventsDeleted() bool {
 	return s.Type == PetEventsDeletedPetEventsOKEventData
+}
+
+// IsPetEventsReset reports whether PetEventsOKEventData is PetEventsReset.
+func (s PetEventsOKEventData) IsPetEventsReset() bool {
+	return s.Type == PetEventsResetPetEventsOKEventData
 }
 
 // IsPetEventsUpdated reports whether PetEventsOKEventData is PetEventsUpdated.
@@ -2352,6 +2374,27 @@ func NewPetEventsDeletedPetEventsOKEventData(v PetEventsDeleted) PetEventsOKEven
 	return s
 }
 
+// SetPetEventsReset sets PetEventsOKEventData to PetEventsReset.
+func (s *PetEventsOKEventData) SetPetEventsReset(v PetEventsReset) {
+	s.Type = PetEventsResetPetEventsOKEventData
+	s.PetEventsReset = v
+}
+
+// GetPetEventsReset returns PetEventsReset and true boolean if PetEventsOKEventData is PetEventsReset.
+func (s PetEventsOKEventData) GetPetEventsReset() (v PetEventsReset, ok bool) {
+	if !s.IsPetEventsReset() {
+		return v, false
+	}
+	return s.PetEventsReset, true
+}
+
+// NewPetEventsResetPetEventsOKEventData returns new PetEventsOKEventData from PetEventsReset.
+func NewPetEventsResetPetEventsOKEventData(v PetEventsReset) PetEventsOKEventData {
+	var s PetEventsOKEventData
+	s.SetPetEventsReset(v)
+	return s
+}
+
 // SetPetEventsUpdated sets PetEventsOKEventData to PetEventsUpdated.
 func (s *PetEventsOKEventData) SetPetEventsUpdated(v PetEventsUpdated) {
 	s.Type = PetEventsUpdatedPetEventsOKEventData
@@ -2371,6 +2414,56 @@ func NewPetEventsUpdatedPetEventsOKEventData(v PetEventsUpdated) PetEventsOKEven
 	var s PetEventsOKEventData
 	s.SetPetEventsUpdated(v)
 	return s
+}
+
+// The reset event of petEvents.
+// Ref: #/components/schemas/petEvents.reset
+type PetEventsReset struct {
+	Event string      `json:"event"`
+	Data  EventsReset `json:"data"`
+	ID    OptString   `json:"id"`
+	// Milliseconds.
+	Retry OptInt `json:"retry"`
+}
+
+// GetEvent returns the value of Event.
+func (s *PetEventsReset) GetEvent() string {
+	return s.Event
+}
+
+// GetData returns the value of Data.
+func (s *PetEventsReset) GetData() EventsReset {
+	return s.Data
+}
+
+// GetID returns the value of ID.
+func (s *PetEventsReset) GetID() OptString {
+	return s.ID
+}
+
+// GetRetry returns the value of Retry.
+func (s *PetEventsReset) GetRetry() OptInt {
+	return s.Retry
+}
+
+// SetEvent sets the value of Event.
+func (s *PetEventsReset) SetEvent(val string) {
+	s.Event = val
+}
+
+// SetData sets the value of Data.
+func (s *PetEventsReset) SetData(val EventsReset) {
+	s.Data = val
+}
+
+// SetID sets the value of ID.
+func (s *PetEventsReset) SetID(val OptString) {
+	s.ID = val
+}
+
+// SetRetry sets the value of Retry.
+func (s *PetEventsReset) SetRetry(val OptInt) {
+	s.Retry = val
 }
 
 type PetEventsServiceUnavailable Problem

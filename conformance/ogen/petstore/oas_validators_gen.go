@@ -702,6 +702,8 @@ func (s PetEventsOKEventData) Validate() error {
 		return nil
 	case PetEventsDeletedPetEventsOKEventData:
 		return nil // no validation needed
+	case PetEventsResetPetEventsOKEventData:
+		return nil // no validation needed
 	case PetEventsUpdatedPetEventsOKEventData:
 		if err := s.PetEventsUpdated.Validate(); err != nil {
 			return err

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane"
+)
+
+// Of 16 writers that hold the same version, exactly one succeeds and the
+// others get 412, for PUT, PATCH (merge patch and JSON Patch) and DELETE,
+// in each of 10 rounds, on each database.
+func TestConcurrentConditionalWrites(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		const writers = 16
+		for round := range 10 {
+			id := newPet(t, c, fmt.Sprintf(`{"name":"Round %d","species":"cat"}`, round))
+			for _, method := range []string{"PUT", "PATCH", "PATCH+json-patch", "DELETE"} {
+				etag := c.get("/pets/" + id).header.Get("ETag")
+				codes := make(chan int, writers)
+				var wg sync.WaitGroup
+				for i := range writers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						m, ctype, body := method, "application/json", fmt.Sprintf(`{"name":"W%d","species":"cat"}`, i)
+						switch method {
+						case "PATCH":
+							ctype, body = "application/merge-patch+json", fmt.Sprintf(`{"name":"P%d"}`, i)
+						case "PATCH+json-patch":
+							m, ctype, body = "PATCH", "application/json-patch+json", fmt.Sprintf(`[{"op":"replace","path":"/name","value":"J%d"}]`, i)
+						case "DELETE":
+							ctype, body = "", ""
+						}
+						codes <- c.doWith(m, "/pets/"+id, ctype, body, "If-Match", etag).status
+					}()
+				}
+				wg.Wait()
+				close(codes)
+				count := map[int]int{}
+				for code := range codes {
+					count[code]++
+				}
+				if count[200]+count[204] != 1 || count[412] != writers-1 {
+					t.Fatalf("round %d, %s: answers %v; want one success and %d 412s", round, method, count, writers-1)
+				}
+			}
+		}
+	})
+}
+
+// Merge patches and JSON patches of different members, sent at once
+// without If-Match, keep every change that was answered 2xx: 15 rounds of
+// 3 on each database.
+func TestConcurrentPatchesKeepEveryChange(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		for round := range 15 {
+			id := newPet(t, c, `{"name":"Patchy","species":"dog"}`)
+			name, birth, owner := fmt.Sprintf("Patchy %d", round), fmt.Sprintf("2020-01-%02d", round+1), fmt.Sprintf("Owner %d", round)
+			patches := []struct{ ctype, body string }{
+				{"application/merge-patch+json", `{"name":"` + name + `"}`},
+				{"application/merge-patch+json", `{"birthDate":"` + birth + `"}`},
+				{"application/json-patch+json", `[{"op":"add","path":"/owner","value":"` + owner + `"}]`},
+			}
+			codes := make([]int, len(patches))
+			var wg sync.WaitGroup
+			for i, p := range patches {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					codes[i] = c.doWith("PATCH", "/pets/"+id, p.ctype, p.body).status
+				}()
+			}
+			wg.Wait()
+			got := decode[Pet](t, c.get("/pets/"+id), 200)
+			for i, code := range codes {
+				switch {
+				case code == 409 || code == 412:
+					continue // refused, and said so
+				case code != 200:
+					t.Fatalf("round %d: patch %d answered %d", round, i, code)
+				case i == 0 && got.Name != name, i == 1 && got.BirthDate != birth, i == 2 && (got.Owner == nil || *got.Owner != owner):
+					t.Fatalf("round %d: patch %d was answered 200, and its change is lost: %+v", round, i, got)
+				}
+			}
+		}
+	})
+}
+
+// A stream replays, after a reconnect with Last-Event-ID, exactly the
+// events the client missed, in order, and then the new ones; a client
+// further behind than the service keeps is told so with a reset event.
+func TestEventsReplayAfterReconnect(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		store := db.freshStore(t)
+		srv := httptest.NewServer(newService(store, map[string]string{testToken: "tester"}, options{}))
+		t.Cleanup(srv.Close)
+		c := &client{t, srv.URL}
+
+		s := openStream(t, srv.URL, "0") // from the first event on: none is missed while the stream subscribes
+		first := newPet(t, c, `{"name":"One","species":"cat"}`)
+		e := s.next(t)
+		if e.event != "created" || e.id == "" {
+			t.Fatalf("first event %+v", e)
+		}
+		s.close()
+
+		// Missed while away: a create, an update, a delete.
+		second := newPet(t, c, `{"name":"Two","species":"cat"}`)
+		c.doWith("PUT", "/pets/"+second, "application/json", `{"name":"Two II","species":"cat"}`)
+		c.do("DELETE", "/pets/"+first, "", nil, testToken)
+
+		s = openStream(t, srv.URL, e.id)
+		want := []string{"created " + second, "updated " + second, "deleted " + first}
+		prev, _ := strconv.Atoi(e.id)
+		for i, w := range want {
+			got := s.next(t)
+			id, _ := strconv.Atoi(got.id)
+			if got.event+" "+got.petID() != w || id <= prev {
+				t.Fatalf("replayed event %d: %s %s (id %s), want %s after id %d", i, got.event, got.petID(), got.id, w, prev)
+			}
+			prev = id
+		}
+		third := newPet(t, c, `{"name":"Three","species":"cat"}`)
+		if got := s.next(t); got.event != "created" || got.petID() != third {
+			t.Fatalf("live event after the replay: %+v", got)
+		}
+		s.close()
+
+		// Retention deleted what a very old client missed.
+		if err := store.PruneEvents(context.Background(), 1, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		s = openStream(t, srv.URL, "1")
+		if got := s.next(t); got.event != "reset" {
+			t.Fatalf("a client behind retention got %+v, want a reset event", got)
+		}
+		if got := s.next(t); got.event != "created" || got.petID() != third {
+			t.Fatalf("after the reset: %+v", got)
+		}
+		s.close()
+	})
+}
+
+// Two stores on one PostgreSQL database are two replicas: a stream on one
+// sees, within a second, a change made through the other.
+func TestEventsReachEveryReplica(t *testing.T) {
+	db := testDBs[1]
+	url := db.fresh(t)
+	a, b := db.openStore(t, url), db.openStore(t, url)
+	srvA := httptest.NewServer(newService(a, map[string]string{testToken: "tester"}, options{}))
+	t.Cleanup(srvA.Close)
+	srvB := httptest.NewServer(newService(b, map[string]string{testToken: "tester"}, options{}))
+	t.Cleanup(srvB.Close)
+	s := openStream(t, srvB.URL, "0")
+	defer s.close()
+	start := time.Now()
+	id := newPet(t, &client{t, srvA.URL}, `{"name":"Elsewhere","species":"bird"}`)
+	got := s.next(t)
+	if got.event != "created" || got.petID() != id {
+		t.Fatalf("replica B's stream got %+v", got)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the event took %v to reach the other replica", d)
+	}
+}
+
+// A database that cannot be reached is a 503 problem with Retry-After,
+// never a 500; readiness fails meanwhile.
+func TestDatabaseDownIs503(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	db, err := sql.Open("pgx", "postgres://vane@"+addr+"/pets?connect_timeout=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store := &Store{db: db, d: postgres, now: time.Now}
+	h := httptest.NewServer(newService(store, map[string]string{testToken: "tester"}, options{ready: readiness(&vane.Server{}, store)}))
+	t.Cleanup(h.Close)
+	c := &client{t, h.URL}
+	for _, r := range []response{
+		c.get("/pets/1"),
+		c.get("/pets"),
+		c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, testToken),
+		c.doWith("PUT", "/pets/1", "application/json", `{"name":"Nemo","species":"fish"}`),
+		c.doWith("PATCH", "/pets/1", "application/merge-patch+json", `{"name":"Nemo"}`),
+		c.do("DELETE", "/pets/1", "", nil, testToken),
+	} {
+		if r.status != 503 || r.header.Get("Retry-After") == "" {
+			t.Errorf("%d %v %s, want 503 with Retry-After", r.status, r.header, r.body)
+			continue
+		}
+		r.problem(t)
+	}
+	if r := c.get("/readyz"); r.status != 503 {
+		t.Errorf("readiness %d with the database down", r.status)
+	}
+}
+
+// unavailable tells a database that is away from a query that failed.
+func TestUnavailable(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{syscall.ECONNREFUSED, true},
+		{fmt.Errorf("dial: %w", syscall.ECONNRESET), true},
+		{io.ErrUnexpectedEOF, true},
+		{sql.ErrConnDone, true},
+		{errors.New(`ERROR: syntax error at or near "SELEC" (SQLSTATE 42601)`), false},
+		{errNotFound, false},
+		{sql.ErrNoRows, false},
+	} {
+		if got := unavailable(c.err); got != c.want {
+			t.Errorf("unavailable(%v) = %v", c.err, got)
+		}
+	}
+}
+
+// ---- helpers ----
+
+// newPet creates a pet and returns its ID.
+func newPet(t *testing.T, c *client, body string) string {
+	t.Helper()
+	return strconv.FormatInt(decode[Pet](t, c.sendJSON("POST", "/pets", body, testToken), 201).ID, 10)
+}
+
+// doWith sends a request with the test token and extra header pairs.
+func (c *client) doWith(method, path, ctype, body string, headers ...string) response {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{res.StatusCode, res.Header, b}
+}
+
+// stream is an open event stream, parsed as a browser's EventSource does.
+type stream struct {
+	res    *http.Response
+	events chan sse
+}
+
+type sse struct{ id, event, data string }
+
+// petID is the ID of the pet an event is about.
+func (e sse) petID() string {
+	var d struct {
+		ID  int64 `json:"id"`
+		Pet struct {
+			ID int64 `json:"id"`
+		} `json:"pet"`
+	}
+	json.Unmarshal([]byte(e.data), &d)
+	return strconv.FormatInt(max(d.ID, d.Pet.ID), 10)
+}
+
+func openStream(t *testing.T, base, lastID string) *stream {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/pets/events", nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	s := &stream{res: res, events: make(chan sse, 100)}
+	go func() {
+		defer close(s.events)
+		sc := bufio.NewScanner(res.Body)
+		var cur sse
+		for sc.Scan() {
+			line := sc.Text()
+			k, v, _ := strings.Cut(line, ": ")
+			switch {
+			case line == "":
+				if cur.event != "" {
+					s.events <- cur
+				}
+				cur = sse{}
+			case k == "id":
+				cur.id = v
+			case k == "event":
+				cur.event = v
+			case k == "data":
+				cur.data = v
+			}
+		}
+	}()
+	return s
+}
+
+func (s *stream) next(t *testing.T) sse {
+	t.Helper()
+	select {
+	case e, ok := <-s.events:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return e
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
+	return sse{}
+}
+
+func (s *stream) close() { s.res.Body.Close() }
