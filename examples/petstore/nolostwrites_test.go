@@ -340,3 +340,16 @@ func (s *stream) next(t *testing.T) sse {
 }
 
 func (s *stream) close() { s.res.Body.Close() }
+
+// The bearer scheme's name is case-insensitive, and one or more spaces
+// come before the token (RFC 9110 section 11.1).
+func TestBearerToken(t *testing.T) {
+	for h, want := range map[string]string{
+		"Bearer abc": "abc", "bearer abc": "abc", "BEARER   abc": "abc",
+		"Bearerabc": "", "Basic abc": "", "Bearer ": "", "": "",
+	} {
+		if got, ok := bearerToken(h); got != want || ok != (want != "") {
+			t.Errorf("bearerToken(%q) = %q, %v", h, got, ok)
+		}
+	}
+}
