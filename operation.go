@@ -363,6 +363,14 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	for _, name := range h.pathNames {
 		path = append(path, router.Param(req, name))
 	}
+	if h.hasBody && req.Body != nil && req.Body != http.NoBody {
+		if dl, ok := ctx.Deadline(); ok {
+			// A body that stalls is a 408 before the deadline of the
+			// request's context (middleware.Timeout's) takes the answer.
+			margin := min(time.Until(dl)/10, bodyDeadlineMargin)
+			http.NewResponseController(w).SetReadDeadline(dl.Add(-margin)) //nolint:errcheck // not every writer has deadlines
+		}
+	}
 	var st bind.State
 	defer st.Cleanup() // a multipart body's temporary files, once the handler is done
 	if prob := h.binder.Bind(req, path, in, &st); prob != nil {
@@ -439,6 +447,11 @@ func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *p
 	}
 	problem.Write(w, p)
 }
+
+// bodyDeadlineMargin is how long before the request context's deadline
+// the reading of a typed operation's body stops, at most: time to answer
+// 408.
+const bodyDeadlineMargin = 250 * time.Millisecond
 
 // safeMethod reports whether method is one of RFC 9110's safe methods.
 func safeMethod(method string) bool {

@@ -305,7 +305,11 @@ func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
 
 // limitBody refuses a declared body over limit with 413 and caps the bytes
 // any body yields. Requests without a body (GET, most often) pass untouched
-// and cost nothing.
+// and cost nothing. The capped body goes to a shallow copy of the request:
+// net/http's own request keeps its body, by which the server knows whether
+// a client that sent Expect: 100-continue was asked for its body (a
+// response to one that was not is sent at once, and the connection
+// closed, instead of waiting for a body the client holds back).
 func limitBody(limit int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
@@ -313,7 +317,10 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 				writeTooLarge(w, limit)
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			r2 := new(http.Request)
+			*r2 = *r
+			r2.Body = http.MaxBytesReader(w, r.Body, limit)
+			r = r2
 		}
 		next.ServeHTTP(w, r)
 	})
