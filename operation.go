@@ -266,7 +266,7 @@ type typedHandler[I, O any] struct {
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
 	cond       bool                                                   // the input embeds Conditional
-	writes     bool                                                   // the method changes state: an If-Match no version can meet is a 412
+	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -348,7 +348,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		return nil, nil, err
 	}
 	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
-		cond: hasConditional(inT), writes: !safeMethod(op.Method)}
+		cond: hasConditional(inT), writes: !safeMethod(op.Method) || hasConditional(inT)}
 	return th, d, nil
 }
 
@@ -363,13 +363,8 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	for _, name := range h.pathNames {
 		path = append(path, router.Param(req, name))
 	}
-	if h.hasBody && req.Body != nil && req.Body != http.NoBody {
-		if dl, ok := ctx.Deadline(); ok {
-			// A body that stalls is a 408 before the deadline of the
-			// request's context (middleware.Timeout's) takes the answer.
-			margin := min(time.Until(dl)/10, bodyDeadlineMargin)
-			http.NewResponseController(w).SetReadDeadline(dl.Add(-margin)) //nolint:errcheck // not every writer has deadlines
-		}
+	if h.hasBody {
+		bodyDeadline(w, req)
 	}
 	var st bind.State
 	defer st.Cleanup() // a multipart body's temporary files, once the handler is done
@@ -414,10 +409,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
-	if h.cond {
-		any(in).(conditionalInput).conditional().joinLines(req.Header)
-	} else if h.writes && unmatchableIfMatch(req.Header) {
-		h.fail(w, req, preconditionFailed())
+	if h.writes && !h.preconditions(w, req, in) {
 		return
 	}
 	out, err := h.fn(ctx, in)
@@ -446,6 +438,36 @@ func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *p
 		}
 	}
 	problem.Write(w, p)
+}
+
+// preconditions prepares the input's Conditional (a list over several
+// header lines joined), or, for an input without one, answers 412 to an
+// If-Match that names entity tags, and reports whether to go on.
+func (h *typedHandler[I, O]) preconditions(w http.ResponseWriter, req *http.Request, in *I) bool {
+	if h.cond {
+		any(in).(conditionalInput).conditional().joinLines(req.Header)
+		return true
+	}
+	if unmatchableIfMatch(req.Header) {
+		h.fail(w, req, preconditionFailed())
+		return false
+	}
+	return true
+}
+
+// bodyDeadline makes a body that stalls a 408 before the deadline of the
+// request's context (middleware.Timeout's) takes the answer: reading
+// stops a tenth of the time left, at most bodyDeadlineMargin, before it.
+//
+//go:noinline
+func bodyDeadline(w http.ResponseWriter, req *http.Request) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return
+	}
+	if dl, ok := req.Context().Deadline(); ok {
+		margin := min(time.Until(dl)/10, bodyDeadlineMargin)
+		http.NewResponseController(w).SetReadDeadline(dl.Add(-margin)) //nolint:errcheck // not every writer has deadlines
+	}
 }
 
 // bodyDeadlineMargin is how long before the request context's deadline
