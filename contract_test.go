@@ -11,6 +11,7 @@ import (
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/middleware"
+	"github.com/vane-http/vane/problem"
 )
 
 // rawRequest sends raw on a new connection to base's host and returns the
@@ -147,5 +148,25 @@ func TestStalledBodyIs408(t *testing.T) {
 	status, _, took := rawRequest(t, base, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":", false, 5*time.Second)
 	if !strings.Contains(status, " 408") || took > 2*time.Second {
 		t.Errorf("stalled body: %q after %v, want 408 within the 500ms timeout", status, took)
+	}
+}
+
+// Server's own 413, for a declared body over its limit, goes through the
+// router's ErrorHook.
+func TestServerTooLargeThroughHook(t *testing.T) {
+	r := vane.New(vane.ErrorHook(func(req *http.Request, p *problem.Details) *problem.Details {
+		return p.WithHeader("X-Hooked", "1")
+	}))
+	vane.Post(r, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) { return &noteOut{}, nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	base, wait := startTestServer(t, ctx, &vane.Server{Handler: r, MaxBodyBytes: 10})
+	defer func() { cancel(); wait() }()
+	res, err := http.Post(base+"/notes", "application/json", strings.NewReader(`{"text":"more than ten bytes"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 413 || res.Header.Get("X-Hooked") != "1" {
+		t.Errorf("%d %v", res.StatusCode, res.Header)
 	}
 }

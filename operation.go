@@ -433,7 +433,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 // fail writes the problem p, through the router's ErrorHook if it has one.
 func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
 	if h.hook != nil {
-		if q := h.hook(req, p); q != nil {
+		if q := h.hook(req, p.Clone()); q != nil {
 			p = q
 		}
 	}

@@ -47,6 +47,9 @@ type api struct {
 	// streams counts those open.
 	maxStreams int64
 	streams    atomic.Int64
+	// checks build what a request would otherwise build first (the
+	// documents of Docs), for Check.
+	checks []func() error
 }
 
 // An Option configures a Router made by New: the router's own settings
@@ -68,7 +71,33 @@ func New(opts ...Option) *Router {
 			ropts = append(ropts, o.router)
 		}
 	}
-	return &Router{Router: router.New(ropts...), api: a}
+	r := &Router{Router: router.New(ropts...), api: a}
+	if a.errorHook != nil {
+		// The router's own 404 and 405 go through the hook too.
+		r.Router.NotFoundHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			r.WriteError(w, req, problem.New(http.StatusNotFound, "No route matches the request path."))
+		}))
+		r.Router.MethodNotAllowedHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			r.WriteError(w, req, problem.New(http.StatusMethodNotAllowed,
+				"The request path has no route for this method; the Allow header lists the methods it has."))
+		}))
+	}
+	return r
+}
+
+// Check builds now what the router would otherwise build on a request:
+// the documents of Docs (3.1 and 3.0), so that a registration that
+// cannot be documented (two methods of one path naming its parameter
+// differently, a hook that fails) is an error before serving rather than
+// a 500 on every request for the document. vane.Serve and Server call it
+// before they listen, and refuse to start on its error.
+func (r *Router) Check() error {
+	for _, c := range r.api.checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Group returns a router that registers into the same tree, with prefix

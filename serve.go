@@ -209,9 +209,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if h == nil {
 		h = http.NotFoundHandler()
 	}
+	fail := func(w http.ResponseWriter, _ *http.Request, p *problem.Details) { problem.Write(w, p) }
+	if r, ok := h.(*Router); ok {
+		if err := r.Check(); err != nil {
+			return err
+		}
+		fail = func(w http.ResponseWriter, req *http.Request, p *problem.Details) { r.WriteError(w, req, p) }
+	}
 	h = middleware.Recoverer(logger)(h)
 	if limit := limitOf(s.MaxBodyBytes, DefaultMaxBodyBytes); limit > 0 {
-		h = limitBody(limit, h)
+		h = limitBody(limit, h, fail)
 	}
 	h = s.closeWhileDraining(h)
 
@@ -310,11 +317,13 @@ func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
 // a client that sent Expect: 100-continue was asked for its body (a
 // response to one that was not is sent at once, and the connection
 // closed, instead of waiting for a body the client holds back).
-func limitBody(limit int64, next http.Handler) http.Handler {
+func limitBody(limit int64, next http.Handler, fail func(http.ResponseWriter, *http.Request, *problem.Details)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			if r.ContentLength > limit {
-				writeTooLarge(w, limit)
+				w.Header().Set("Connection", "close") // the unread body is not drained
+				fail(w, r, problem.New(http.StatusRequestEntityTooLarge,
+					"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 				return
 			}
 			r2 := new(http.Request)
@@ -324,12 +333,6 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-func writeTooLarge(w http.ResponseWriter, limit int64) {
-	w.Header().Set("Connection", "close") // the unread body is not drained
-	problem.Write(w, problem.New(http.StatusRequestEntityTooLarge,
-		"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 }
 
 // limitOf returns v, or def when v is zero, or 0 (no limit) when v < 0.

@@ -378,6 +378,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 			}
 		}
 	}
+	cookiesBefore := len(hdr["Set-Cookie"])
 	for _, c := range o.cookies {
 		c.write(hdr, unsafe.Add(p, c.offset))
 	}
@@ -418,8 +419,17 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
 	if err != nil {
+		// The answer becomes an error: nothing the output set goes with
+		// it (a session cookie, an ETag, a Location).
 		for i := range o.headers {
 			delete(hdr, o.headers[i].name)
+		}
+		if c := hdr["Set-Cookie"]; len(c) > cookiesBefore {
+			if cookiesBefore == 0 {
+				delete(hdr, "Set-Cookie")
+			} else {
+				hdr["Set-Cookie"] = c[:cookiesBefore]
+			}
 		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}

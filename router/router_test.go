@@ -536,3 +536,27 @@ func TestUncleanParameterValuesRedirect(t *testing.T) {
 		}
 	}
 }
+
+// The root's middleware and fallback handlers are set up before serving:
+// changing them after the first request panics, rather than racing with
+// the requests that read them.
+func TestSetupAfterServingPanics(t *testing.T) {
+	r := New()
+	r.Get("/a", func(w http.ResponseWriter, req *http.Request) {})
+	r.Use(func(next http.Handler) http.Handler { return next }) // before serving: fine
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/a", nil))
+	for name, call := range map[string]func(){
+		"Use":                     func() { r.Use(func(next http.Handler) http.Handler { return next }) },
+		"NotFoundHandler":         func() { r.NotFoundHandler(http.NotFoundHandler()) },
+		"MethodNotAllowedHandler": func() { r.MethodNotAllowedHandler(http.NotFoundHandler()) },
+	} {
+		func() {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, name+" on the root router after it started serving") {
+					t.Errorf("%s after serving: panic %q", name, msg)
+				}
+			}()
+			call()
+		}()
+	}
+}
