@@ -353,3 +353,17 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
+
+// A search with a NUL (which ends SQLite's LIKE pattern, matching every
+// pet) or another control character is refused, not run.
+func TestSearchRefusesControlCharacters(t *testing.T) {
+	c := startService(t, testDBs[0])
+	for _, q := range []string{"%00", "a%00b", "%0A"} {
+		if r := c.get("/pets?q=" + q); r.status != 422 {
+			t.Errorf("q=%s: %d %s", q, r.status, r.body)
+		}
+	}
+	if r := c.get("/pets?q=%25"); r.status != 200 || strings.Contains(string(r.body), `"name"`) {
+		t.Errorf("q=%%: %d %s; want no pet (a literal %%)", r.status, r.body)
+	}
+}

@@ -578,7 +578,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, ignoring case.
+	// Q Only pets whose name contains this, ignoring case (no control characters).
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 

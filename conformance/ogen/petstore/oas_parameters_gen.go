@@ -39,7 +39,7 @@ type ListPetsParams struct {
 	Status OptListPetsStatus `json:",omitempty,omitzero"`
 	// Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag []string `json:",omitempty"`
-	// Only pets whose name contains this, ignoring case.
+	// Only pets whose name contains this, ignoring case (no control characters).
 	Q OptString `json:",omitempty,omitzero"`
 }
 
