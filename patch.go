@@ -17,6 +17,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -444,6 +445,10 @@ func patchKindOf(ct string) (patchKind, *problem.Details) {
 // read reads the patch within the body limit and checks that it is JSON
 // as strict as any request body's: well-formed UTF-8, no duplicate keys.
 func (h *patchHandler) read(w http.ResponseWriter, req *http.Request) ([]byte, *problem.Details) {
+	req, prob := bind.DecodeBody(req, h.limit)
+	if prob != nil {
+		return nil, prob
+	}
 	var body io.Reader = http.NoBody
 	if req.Body != nil {
 		body = req.Body

@@ -138,6 +138,12 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *problem.Details {
 	bb := b.body
 	dst := unsafe.Add(base, bb.offset)
+	if req.Header["Content-Encoding"] != nil {
+		var prob *problem.Details
+		if req, prob = DecodeBody(req, b.limit); prob != nil {
+			return prob
+		}
+	}
 	switch bb.kind {
 	case bodyReader:
 		body := req.Body
