@@ -110,3 +110,24 @@ func TestPatchContentCodings(t *testing.T) {
 		t.Errorf("br patch: %d %v", w.Code, w.Header())
 	}
 }
+
+type oneFourTwoTwo struct {
+	Body struct {
+		Name    string   `json:"name" minLength:"2"`
+		Species string   `json:"species" enum:"cat,dog"`
+		Tags    []string `json:"tags"`
+	}
+}
+
+// Every failure of a body is in one 422: a value of the wrong type does
+// not hide the others.
+func TestOneUnprocessableEntityListsAll(t *testing.T) {
+	r := New()
+	Post(r, "/pets", func(ctx context.Context, in *oneFourTwoTwo) (*codedOut, error) { return &codedOut{}, nil })
+	w := serve(r, "POST", "/pets", `{"name":"a","species":"x","tags":[1]}`, "Content-Type", "application/json")
+	for _, loc := range []string{"body.tags[0]", "body.species", "body.name"} {
+		if w.Code != 422 || strings.Count(w.Body.String(), `"location":"`+loc+`"`) != 1 {
+			t.Errorf("%s not listed once: %d %s", loc, w.Code, w.Body)
+		}
+	}
+}

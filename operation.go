@@ -266,6 +266,7 @@ type typedHandler[I, O any] struct {
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
 	cond       bool                                                   // the input embeds Conditional
+	bodyRules  *validate.InstanceValidator                            // a JSON body's schema, for a body whose values did not all fit their types
 	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
 }
 
@@ -347,7 +348,13 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
+	var bodyRules *validate.InstanceValidator
+	if rb := b.RequestBody; rb != nil && len(rb.Content) > 0 && rb.Content[0].MediaType == "application/json" && rb.Content[0].Schema != nil {
+		if bodyRules, err = validate.NewInstanceValidator(set.schemas, rb.Content[0].Schema); err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
+		}
+	}
+	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
 		cond: hasConditional(inT), writes: !safeMethod(op.Method) || hasConditional(inT)}
 	return th, d, nil
 }
@@ -378,6 +385,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 				errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 			} else {
 				errs = h.validator.CheckParams(in, st.Present)
+				if st.Mistyped != nil && h.bodyRules != nil {
+					// A value of the wrong type stopped the decoding: the
+					// body's other failures come from its JSON.
+					errs = append(errs, h.bodyRules.Validate(st.Mistyped, "body")...)
+				}
 			}
 			prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
 		}

@@ -186,7 +186,11 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 		err = b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface())
 	}
 	if err != nil {
-		return decodeProblem(err)
+		prob := decodeProblem(err)
+		if prob.Status == http.StatusUnprocessableEntity {
+			st.Mistyped = data
+		}
+		return prob
 	}
 	if bb.defaults != nil {
 		if err := bb.defaults.apply(data, reflect.NewAt(bb.typ, dst).Elem()); err != nil {
