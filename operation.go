@@ -89,8 +89,9 @@ type Op struct {
 // Status sets the status when not zero, and Body is the response body;
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
 // Content. A body is JSON, except a []byte (application/octet-stream unless
-// a Content-Type header field says otherwise) or an io.Reader, which are
-// copied as they are.
+// a Content-Type header field says otherwise) or an io.Reader (an
+// interface, or a concrete reader such as *os.File or *bytes.Reader, closed
+// after it is sent when it is an io.Closer), which are copied as they are.
 //
 // Errors: an error that implements [StatusError] (such as those from
 // [Error] and [NotFound]) sets the status and, below 500, is shown to the

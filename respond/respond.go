@@ -60,6 +60,7 @@ const (
 	outJSON = iota
 	outBytes
 	outReader
+	outReaderValue // a concrete reader type (*os.File, *bytes.Reader): read as it is, closed if a Closer
 )
 
 type outHeader struct {
@@ -139,7 +140,7 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 				o.bodySchema.Description = doc
 			}
 			if list, ok := f.Tag.Lookup("mediaType"); ok {
-				if o.bodyKind != outBytes && o.bodyKind != outReader {
+				if o.bodyKind != outBytes && o.bodyKind != outReader && o.bodyKind != outReaderValue {
 					return nil, fmt.Errorf("field Body: a mediaType tag is for a []byte or io.Reader body, which is sent as it is")
 				}
 				for _, mt := range strings.Split(list, ",") {
@@ -209,6 +210,10 @@ func (o *Output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) erro
 		return nil
 	case t.Kind() == reflect.Interface && t.Implements(readerType):
 		o.bodyKind, o.mediaType = outReader, "application/octet-stream"
+		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
+		return nil
+	case t.Implements(readerType) && !t.Implements(jsonMarshalerType):
+		o.bodyKind, o.mediaType = outReaderValue, "application/octet-stream"
 		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 		return nil
 	}
@@ -401,8 +406,13 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
-	case outReader:
-		r := *(*io.Reader)(bp)
+	case outReader, outReaderValue:
+		var r io.Reader
+		if o.bodyKind == outReader {
+			r = *(*io.Reader)(bp)
+		} else if v := reflect.NewAt(o.bodyType, bp).Elem(); !(v.Kind() == reflect.Pointer && v.IsNil()) {
+			r = v.Interface().(io.Reader)
+		}
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}

@@ -1,8 +1,10 @@
 package respond
 
 import (
+	"bytes"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"testing"
 
@@ -91,5 +93,51 @@ func TestRawMediaTypes(t *testing.T) {
 		Body struct{} `mediaType:"image/png"`
 	}](), reg); err == nil {
 		t.Error("a mediaType tag on a JSON body was accepted")
+	}
+}
+
+type fileOut struct {
+	ContentType string `header:"Content-Type"`
+	Body        *os.File
+}
+
+type bytesReaderOut struct {
+	Body *bytes.Reader
+}
+
+// A body of a concrete reader type is sent as its bytes, and closed when
+// it is a Closer, never encoded as the JSON {}.
+func TestConcreteReaderBodies(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	f, err := os.CreateTemp(t.TempDir(), "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("file contents")
+	f.Seek(0, 0)
+	o, err := Compile(reflect.TypeFor[fileOut](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	if err := o.Write(w, httptest.NewRequest("GET", "/", nil), &fileOut{ContentType: "text/plain", Body: f}, 200, NewEncoders(codec.JSON)); err != nil ||
+		w.Body.String() != "file contents" || w.Header().Get("Content-Type") != "text/plain" {
+		t.Errorf("*os.File: %q %v %v", w.Body, w.Header(), err)
+	}
+	if _, err := f.Read(make([]byte, 1)); err == nil {
+		t.Error("the file was not closed")
+	}
+	b, err := Compile(reflect.TypeFor[bytesReaderOut](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = httptest.NewRecorder()
+	if err := b.Write(w, httptest.NewRequest("GET", "/", nil), &bytesReaderOut{Body: bytes.NewReader([]byte("raw"))}, 200, NewEncoders(codec.JSON)); err != nil ||
+		w.Body.String() != "raw" || w.Header().Get("Content-Type") != "application/octet-stream" {
+		t.Errorf("*bytes.Reader: %q %v %v", w.Body, w.Header(), err)
+	}
+	w = httptest.NewRecorder()
+	if err := b.Write(w, httptest.NewRequest("GET", "/", nil), &bytesReaderOut{}, 200, NewEncoders(codec.JSON)); err != nil || w.Body.Len() != 0 {
+		t.Errorf("a nil reader: %q %v", w.Body, err)
 	}
 }
