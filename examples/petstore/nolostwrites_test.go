@@ -367,3 +367,40 @@ func TestSearchRefusesControlCharacters(t *testing.T) {
 		t.Errorf("q=%%: %d %s; want no pet (a literal %%)", r.status, r.body)
 	}
 }
+
+// OPTIONS on the event stream's path says what its 405 says, and HEAD on
+// it answers the headers without a stream.
+func TestEventsAllowAndHead(t *testing.T) {
+	c := startService(t, testDBs[0])
+	opts := c.do("OPTIONS", "/pets/events", "", nil, "")
+	post := c.do("POST", "/pets/events", "application/json", strings.NewReader("{}"), testToken)
+	if opts.header.Get("Allow") != post.header.Get("Allow") || post.status != 405 || opts.header.Get("Allow") != "GET, HEAD, OPTIONS" {
+		t.Errorf("OPTIONS Allow %q (%d), 405 Allow %q (%d)", opts.header.Get("Allow"), opts.status, post.header.Get("Allow"), post.status)
+	}
+	head := c.do("HEAD", "/pets/events", "", nil, "")
+	if head.status != 200 || !strings.HasPrefix(head.header.Get("Content-Type"), "text/event-stream") || len(head.body) != 0 {
+		t.Errorf("HEAD: %d %v", head.status, head.header)
+	}
+}
+
+// HEAD and GET agree on Content-Encoding and Content-Length under the
+// service's compression.
+func TestHeadAgreesWithGetUnderGzip(t *testing.T) {
+	c := startService(t, testDBs[0])
+	for _, path := range []string{"/pets?limit=100", "/pets/1", "/openapi.json"} {
+		var got [2]string
+		for i, m := range []string{"GET", "HEAD"} {
+			req, _ := http.NewRequest(m, c.base+path, nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			got[i] = fmt.Sprintf("%d %q %q", res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("Content-Length"))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: GET %s, HEAD %s", path, got[0], got[1])
+		}
+	}
+}

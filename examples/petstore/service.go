@@ -89,6 +89,12 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		r.Handle(m, "/pets/events", getOnly)
 	}
+	// OPTIONS says the same as the 405s (the router's own answer would
+	// list /pets/{id}'s methods too, which match the path).
+	r.Handle(http.MethodOptions, "/pets/events", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", eventsAllow)
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	vane.Docs(r, docsConfig())
 	return r
 }
@@ -100,8 +106,22 @@ func readiness(srv *vane.Server, store *Store) http.Handler {
 }
 
 // gzipped compresses responses with gzhttp's defaults: bodies of at least
-// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding.
-func gzipped(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) }
+// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding. A HEAD
+// request is served as its GET, whose body net/http does not send, so
+// that the two agree on Content-Encoding and Content-Length (RFC 9110
+// section 9.3.2; gzhttp leaves HEAD uncompressed, and a handler may write
+// no body for HEAD). The event stream keeps its HEAD: its GET never ends.
+func gzipped(next http.Handler) http.Handler {
+	gz := gzhttp.GzipHandler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodHead && req.URL.Path != "/pets/events" {
+			r2 := *req
+			r2.Method = http.MethodGet
+			req = &r2
+		}
+		gz.ServeHTTP(w, req)
+	})
+}
 
 // requestIDHandler is a slog.Handler that adds the request ID (from
 // middleware.RequestID) to every record logged with a request's context,
@@ -131,8 +151,11 @@ func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name)}
 }
 
+// eventsAllow is the Allow header of /pets/events.
+const eventsAllow = "GET, HEAD, OPTIONS"
+
 // getOnly answers 405 Method Not Allowed for a path that has GET only.
 var getOnly = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-	w.Header().Set("Allow", "GET, HEAD")
+	w.Header().Set("Allow", eventsAllow)
 	problem.Write(w, problem.New(http.StatusMethodNotAllowed, "this path has GET only"))
 })
