@@ -77,6 +77,7 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	if o.timeout > 0 {
 		api.Use(middleware.Timeout(o.timeout))
 	}
+	api.Use(finishWhatStarts)
 	a := registerAPI(api, store, tokens)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
@@ -97,6 +98,25 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	}))
 	vane.Docs(r, docsConfig())
 	return r
+}
+
+// finishWhatStarts gives the API's handlers a context that the client
+// closing its side of the connection does not cancel, bounded by the
+// request's deadline (Timeout's): net/http cancels a request's context
+// when the client half-closes its connection, though such a client still
+// reads the answer, and a write cancelled half-way would answer it 500.
+// A request whose client is really gone finishes its queries within the
+// deadline, and its answer is dropped.
+func finishWhatStarts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx := context.WithoutCancel(req.Context())
+		if dl, ok := req.Context().Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, dl)
+			defer cancel()
+		}
+		next.ServeHTTP(w, req.WithContext(ctx))
+	})
 }
 
 // readiness is the readiness probe's handler: 503 while srv drains at

@@ -53,8 +53,10 @@ type Filter struct {
 // PostgreSQL (OpenPostgres), through the same queries. It holds no state of
 // its own beyond the connection pool, so any number of processes may share
 // one PostgreSQL database. Every method runs its queries with the context
-// it is given, so that a request that ends (its client gone, its timeout
-// passed) stops its queries too. It is safe for concurrent use.
+// it is given: the API's handlers give it one that their deadline ends
+// (finishWhatStarts), so that a write is finished or not begun, never cut
+// off half-way by a client that half-closed its connection. It is safe
+// for concurrent use.
 type Store struct {
 	db  *sql.DB
 	d   dialect
