@@ -17,6 +17,7 @@ import (
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/router"
+	"github.com/vane-http/vane/schema"
 	"github.com/vane-http/vane/validate"
 )
 
@@ -74,6 +75,11 @@ type Op struct {
 
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
+
+	// events, set by Stream, makes the operation an event stream: given
+	// the operation's ID, it returns the event components and their
+	// mapping by name, for respond.EventStream.
+	events func(id string) ([]*schema.Schema, map[string]string, error)
 }
 
 // Register adds a typed operation to r: h is called with the request bound
@@ -342,7 +348,16 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		}
 	}
 	enc := respond.NewEncoders(c, set.encoders...)
-	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	if op.events != nil {
+		d.Status = http.StatusOK
+		var events []*schema.Schema
+		var mapping map[string]string
+		if events, mapping, err = op.events(d.ID); err == nil {
+			d.Responses, err = respond.EventStream(d, events, mapping, documented, set.schemas)
+		}
+	} else {
+		d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	}
 	if err == nil {
 		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.schemas)
 	}

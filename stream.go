@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/schema"
 )
 
 // EventStreamType is the media type of server-sent events.
-const EventStreamType = "text/event-stream"
+const EventStreamType = respond.EventStreamType
 
 // Event is one server-sent event. Data is one of the stream's declared
 // event types (see Stream), whose name the event takes; ID, when not
@@ -109,6 +109,35 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 		}
 		names[t] = name
 	}
+	// Each event is a component of its own ("petEvents.created"), so that
+	// the oneOf can carry a discriminator that generators map to types.
+	op.events = func(id string) ([]*schema.Schema, map[string]string, error) {
+		var branches []*schema.Schema
+		mapping := make(map[string]string, len(order))
+		for _, name := range order {
+			ds, err := r.api.schemas.Schema(reflect.TypeOf(events[name]))
+			if err != nil {
+				return nil, nil, fmt.Errorf("Stream %s: event %q: %w", pattern, name, err)
+			}
+			ref, err := r.api.schemas.Define(id+"."+name, &schema.Schema{
+				Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
+				Description: "The " + name + " event of " + id + ".",
+				Properties: map[string]*schema.Schema{
+					"event": {Type: schema.TypeString, Const: name},
+					"data":  ds,
+					"id":    {Type: schema.TypeString},
+					"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
+				},
+				PropertyOrder: []string{"event", "data", "id", "retry"},
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("Stream %s: event %q: %w", pattern, name, err)
+			}
+			branches = append(branches, ref)
+			mapping[name] = ref.Ref
+		}
+		return branches, mapping, nil
+	}
 	th, d, err := compileOperation[I, struct{}](r, &op)
 	if err != nil {
 		panic("vane: " + err.Error())
@@ -118,47 +147,6 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			panic(fmt.Sprintf("vane: operation ID %q of GET %s is already used by %s %s", d.ID, d.Pattern, other.Method, other.Pattern))
 		}
 	}
-	// Each event is a component of its own ("petEvents.created"), so that
-	// the oneOf can carry a discriminator that generators map to types.
-	var branches []*schema.Schema
-	mapping := make(map[string]string, len(order))
-	for _, name := range order {
-		t := reflect.TypeOf(events[name])
-		ds, err := r.api.schemas.Schema(t)
-		if err != nil {
-			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
-		}
-		ref, err := r.api.schemas.Define(d.ID+"."+name, &schema.Schema{
-			Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
-			Description: "The " + name + " event of " + d.ID + ".",
-			Properties: map[string]*schema.Schema{
-				"event": {Type: schema.TypeString, Const: name},
-				"data":  ds,
-				"id":    {Type: schema.TypeString},
-				"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
-			},
-			PropertyOrder: []string{"event", "data", "id", "retry"},
-		})
-		if err != nil {
-			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
-		}
-		branches = append(branches, ref)
-		mapping[name] = ref.Ref
-	}
-	d.Status = http.StatusOK
-	success := operation.Response{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
-		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: branches,
-			Discriminator: &schema.Discriminator{PropertyName: "event", Mapping: mapping}}}}}
-	var rest []operation.Response
-	for _, resp := range d.Responses {
-		if resp.Status >= 400 && resp.Status != http.StatusNotAcceptable {
-			rest = append(rest, resp)
-		}
-	}
-	rest = mergeResponses(append([]operation.Response{{}}, rest...), nil, map[int]string{
-		http.StatusServiceUnavailable: "Service Unavailable: the server has as many event streams open as it allows; retry after the Retry-After header's seconds.",
-	})[1:]
-	d.Responses = append([]operation.Response{success}, rest...)
 	heartbeat := op.Heartbeat
 	if heartbeat == 0 {
 		heartbeat = DefaultHeartbeat

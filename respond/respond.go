@@ -535,6 +535,46 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	return list, nil
 }
 
+// EventStreamType is the media type of server-sent events.
+const EventStreamType = "text/event-stream"
+
+// EventStream returns the responses of the operation d when it answers
+// with server-sent events: 200 text/event-stream, whose schema is a oneOf
+// of the event components events (their $refs, each the envelope of one
+// event), with a discriminator on their event member (mapping: each event
+// name to its $ref); the errors vane answers before a stream starts
+// (operation.ErrorStatuses: a stream is not negotiated, so no 406); the
+// responses documented in extra; and 503 for a server at its limit of
+// open streams. The success response comes first, the others by status.
+func EventStream(d *operation.Description, events []*schema.Schema, mapping map[string]string, extra map[int]string, reg *schema.Registry) ([]operation.Response, error) {
+	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
+	if err != nil {
+		return nil, err
+	}
+	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
+	list := []operation.Response{{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
+		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: events,
+			Discriminator: &schema.Discriminator{PropertyName: "event", Mapping: mapping}}}}}}
+	add := func(status int, desc string) {
+		if slices.ContainsFunc(list, func(r operation.Response) bool { return r.Status == status }) {
+			return
+		}
+		if desc == "" {
+			desc = http.StatusText(status)
+		}
+		list = append(list, operation.Response{Status: status, Description: desc, Content: probContent})
+	}
+	for status, desc := range extra {
+		add(status, desc)
+	}
+	for _, status := range operation.ErrorStatuses(d) {
+		add(status, "")
+	}
+	add(http.StatusServiceUnavailable, "Service Unavailable: the server has as many event streams open as it allows; retry after the Retry-After header's seconds.")
+	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
+	return list, nil
+}
+
 var (
 	cookieType      = reflect.TypeFor[http.Cookie]()
 	cookiePtrType   = reflect.TypeFor[*http.Cookie]()
