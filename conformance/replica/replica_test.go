@@ -8,7 +8,6 @@
 package replica
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane/internal/examplerun"
+	"github.com/vane-http/vane/vanetest"
 )
 
 func TestReplicas(t *testing.T) {
@@ -94,7 +94,7 @@ func TestReplicas(t *testing.T) {
 		start := time.Now()
 		id := c.create(a.URL, `{"name":"Across","species":"bird"}`)
 		e := s.next(t, "created")
-		if e.pet() != id {
+		if pet(e) != id {
 			t.Fatalf("replica B's stream got %+v, want pet %s", e, id)
 		}
 		took := time.Since(start)
@@ -106,11 +106,11 @@ func TestReplicas(t *testing.T) {
 		for i := range 5 {
 			missed = append(missed, c.create(a.URL, fmt.Sprintf(`{"name":"Missed %d","species":"fish"}`, i)))
 		}
-		s = openStream(t, b.URL, e.id)
+		s = openStream(t, b.URL, e.ID)
 		defer s.close()
 		for i, want := range missed {
-			if got := s.next(t, "created"); got.pet() != want {
-				t.Fatalf("replayed event %d: pet %s, want %s", i, got.pet(), want)
+			if got := s.next(t, "created"); pet(got) != want {
+				t.Fatalf("replayed event %d: pet %s, want %s", i, pet(got), want)
 			}
 		}
 		t.Logf("an event from replica A reached a stream on B in %v; 5 missed events replayed in order", took.Round(time.Millisecond))
@@ -120,36 +120,22 @@ func TestReplicas(t *testing.T) {
 		var mu sync.Mutex
 		var acked []string
 		failed := 0
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i))
-					mu.Lock()
-					if r.status == 201 {
-						var p struct{ ID int64 }
-						json.Unmarshal(r.body, &p)
-						acked = append(acked, strconv.FormatInt(p.ID, 10))
-					} else {
-						failed++
-					}
-					mu.Unlock()
-				}
-			}()
-		}
+		stop := load(8, func(w, i int) {
+			r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i))
+			mu.Lock()
+			if r.status == 201 {
+				var p struct{ ID int64 }
+				json.Unmarshal(r.body, &p)
+				acked = append(acked, strconv.FormatInt(p.ID, 10))
+			} else {
+				failed++
+			}
+			mu.Unlock()
+		})
 		time.Sleep(700 * time.Millisecond)
 		a.Kill(t)
 		time.Sleep(700 * time.Millisecond)
-		close(stop)
-		wg.Wait()
+		stop()
 		a.Restart(t)
 		lost := 0
 		for _, id := range acked {
@@ -167,35 +153,22 @@ func TestReplicas(t *testing.T) {
 		counts := map[int]int{}
 		noRetryAfter := 0
 		var mu sync.Mutex
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				base := []string{a.URL, b.URL}[w%2]
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					var r response
-					if i%5 == 0 {
-						r = c.try("POST", base+"/pets", "application/json", `{"name":"During","species":"cat"}`)
-					} else {
-						r = c.try("GET", base+"/pets/1", "", "")
-					}
-					mu.Lock()
-					counts[r.status]++
-					if r.status == 503 && r.header.Get("Retry-After") == "" {
-						noRetryAfter++
-					}
-					mu.Unlock()
-					time.Sleep(5 * time.Millisecond)
-				}
-			}()
-		}
+		stop := load(6, func(w, i int) {
+			base := []string{a.URL, b.URL}[w%2]
+			var r response
+			if i%5 == 0 {
+				r = c.try("POST", base+"/pets", "application/json", `{"name":"During","species":"cat"}`)
+			} else {
+				r = c.try("GET", base+"/pets/1", "", "")
+			}
+			mu.Lock()
+			counts[r.status]++
+			if r.status == 503 && r.header.Get("Retry-After") == "" {
+				noRetryAfter++
+			}
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond)
+		})
 		time.Sleep(500 * time.Millisecond)
 		pg.Stop(t)
 		time.Sleep(1500 * time.Millisecond)
@@ -211,8 +184,7 @@ func TestReplicas(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
-		close(stop)
-		wg.Wait()
+		stop()
 		if counts[500] > 0 || counts[0] > 0 || noRetryAfter > 0 || counts[503] == 0 {
 			t.Errorf("answers during the restart %v (0: no answer); 503s without Retry-After: %d", counts, noRetryAfter)
 		}
@@ -228,42 +200,28 @@ func TestReplicas(t *testing.T) {
 	t.Run("a rolling restart through HAProxy fails no request", func(t *testing.T) {
 		var ok, failed atomic.Int64
 		var failures sync.Map
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					var r response
-					if i%4 == 0 {
-						r = c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"Roll %d","species":"dog"}`, w))
-					} else {
-						r = c.try("GET", lb.URL+"/pets/1", "", "")
-					}
-					if r.status == 200 || r.status == 201 {
-						ok.Add(1)
-					} else {
-						failed.Add(1)
-						failures.Store(r.status, true)
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
-			}()
-		}
+		stop := load(6, func(w, i int) {
+			var r response
+			if i%4 == 0 {
+				r = c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"Roll %d","species":"dog"}`, w))
+			} else {
+				r = c.try("GET", lb.URL+"/pets/1", "", "")
+			}
+			if r.status == 200 || r.status == 201 {
+				ok.Add(1)
+			} else {
+				failed.Add(1)
+				failures.Store(r.status, true)
+			}
+			time.Sleep(2 * time.Millisecond)
+		})
 		for _, r := range []*examplerun.Service{a, b} {
 			time.Sleep(300 * time.Millisecond)
 			r.Stop(t) // SIGTERM: readiness fails, the drain delay, then the listener closes
 			r.Restart(t)
 			time.Sleep(300 * time.Millisecond) // HAProxy's check brings it back
 		}
-		close(stop)
-		wg.Wait()
+		stop()
 		var statuses []int
 		failures.Range(func(k, _ any) bool { statuses = append(statuses, k.(int)); return true })
 		if failed.Load() > 0 {
@@ -271,6 +229,32 @@ func TestReplicas(t *testing.T) {
 		}
 		t.Logf("rolling restart of both replicas under 6 clients: %d requests, %d failed", ok.Load()+failed.Load(), failed.Load())
 	})
+}
+
+// load runs n clients, each calling send with its number and a count of
+// its requests, one after another, until the function it returns is
+// called, which waits for them.
+func load(n int, send func(w, i int)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				send(w, i)
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // client sends requests, with the service's token, with a bounded wait.
@@ -352,16 +336,15 @@ func (c *client) burst(n int, send func(i int) int) map[int]int {
 // stream is an open event stream.
 type stream struct {
 	res    *http.Response
-	events chan event
+	events <-chan vanetest.Event
 }
 
-type event struct{ id, name, data string }
-
-func (e event) pet() string {
+// pet is the ID of the pet a created event is about.
+func pet(e vanetest.Event) string {
 	var d struct {
 		Pet struct{ ID int64 } `json:"pet"`
 	}
-	json.Unmarshal([]byte(e.data), &d)
+	json.Unmarshal([]byte(e.Data), &d)
 	return strconv.FormatInt(d.Pet.ID, 10)
 }
 
@@ -375,33 +358,11 @@ func openStream(t *testing.T, base, lastID string) *stream {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("stream: %v %v", res, err)
 	}
-	s := &stream{res: res, events: make(chan event, 100)}
-	go func() {
-		defer close(s.events)
-		sc := bufio.NewScanner(res.Body)
-		var cur event
-		for sc.Scan() {
-			k, v, _ := strings.Cut(sc.Text(), ": ")
-			switch {
-			case sc.Text() == "":
-				if cur.name != "" {
-					s.events <- cur
-				}
-				cur = event{}
-			case k == "id":
-				cur.id = v
-			case k == "event":
-				cur.name = v
-			case k == "data":
-				cur.data = v
-			}
-		}
-	}()
-	return s
+	return &stream{res: res, events: vanetest.Events(res.Body)}
 }
 
 // next returns the next event named name, skipping others.
-func (s *stream) next(t *testing.T, name string) event {
+func (s *stream) next(t *testing.T, name string) vanetest.Event {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -410,7 +371,7 @@ func (s *stream) next(t *testing.T, name string) event {
 			if !ok {
 				t.Fatal("the stream ended")
 			}
-			if e.name == name {
+			if e.Name == name {
 				return e
 			}
 		case <-timeout:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/vanetest"
 )
 
 // Of 16 writers that hold the same version, exactly one succeeds and the
@@ -116,7 +116,7 @@ func TestEventsReplayAfterReconnect(t *testing.T) {
 		s := openStream(t, srv.URL, "0") // from the first event on: none is missed while the stream subscribes
 		first := newPet(t, c, `{"name":"One","species":"cat"}`)
 		e := s.next(t)
-		if e.event != "created" || e.id == "" {
+		if e.Name != "created" || e.ID == "" {
 			t.Fatalf("first event %+v", e)
 		}
 		s.close()
@@ -126,19 +126,19 @@ func TestEventsReplayAfterReconnect(t *testing.T) {
 		c.doWith("PUT", "/pets/"+second, "application/json", `{"name":"Two II","species":"cat"}`)
 		c.do("DELETE", "/pets/"+first, "", nil, testToken)
 
-		s = openStream(t, srv.URL, e.id)
+		s = openStream(t, srv.URL, e.ID)
 		want := []string{"created " + second, "updated " + second, "deleted " + first}
-		prev, _ := strconv.Atoi(e.id)
+		prev, _ := strconv.Atoi(e.ID)
 		for i, w := range want {
 			got := s.next(t)
-			id, _ := strconv.Atoi(got.id)
-			if got.event+" "+got.petID() != w || id <= prev {
-				t.Fatalf("replayed event %d: %s %s (id %s), want %s after id %d", i, got.event, got.petID(), got.id, w, prev)
+			id, _ := strconv.Atoi(got.ID)
+			if got.Name+" "+petID(got) != w || id <= prev {
+				t.Fatalf("replayed event %d: %s %s (id %s), want %s after id %d", i, got.Name, petID(got), got.ID, w, prev)
 			}
 			prev = id
 		}
 		third := newPet(t, c, `{"name":"Three","species":"cat"}`)
-		if got := s.next(t); got.event != "created" || got.petID() != third {
+		if got := s.next(t); got.Name != "created" || petID(got) != third {
 			t.Fatalf("live event after the replay: %+v", got)
 		}
 		s.close()
@@ -148,10 +148,10 @@ func TestEventsReplayAfterReconnect(t *testing.T) {
 			t.Fatal(err)
 		}
 		s = openStream(t, srv.URL, "1")
-		if got := s.next(t); got.event != "reset" {
+		if got := s.next(t); got.Name != "reset" {
 			t.Fatalf("a client behind retention got %+v, want a reset event", got)
 		}
-		if got := s.next(t); got.event != "created" || got.petID() != third {
+		if got := s.next(t); got.Name != "created" || petID(got) != third {
 			t.Fatalf("after the reset: %+v", got)
 		}
 		s.close()
@@ -173,7 +173,7 @@ func TestEventsReachEveryReplica(t *testing.T) {
 	start := time.Now()
 	id := newPet(t, &client{t, srvA.URL}, `{"name":"Elsewhere","species":"bird"}`)
 	got := s.next(t)
-	if got.event != "created" || got.petID() != id {
+	if got.Name != "created" || petID(got) != id {
 		t.Fatalf("replica B's stream got %+v", got)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -272,20 +272,21 @@ func (c *client) doWith(method, path, ctype, body string, headers ...string) res
 // stream is an open event stream, parsed as a browser's EventSource does.
 type stream struct {
 	res    *http.Response
-	events chan sse
+	events <-chan vanetest.Event
 }
 
-type sse struct{ id, event, data string }
+// sse is an event of a stream.
+type sse = vanetest.Event
 
 // petID is the ID of the pet an event is about.
-func (e sse) petID() string {
+func petID(e sse) string {
 	var d struct {
 		ID  int64 `json:"id"`
 		Pet struct {
 			ID int64 `json:"id"`
 		} `json:"pet"`
 	}
-	json.Unmarshal([]byte(e.data), &d)
+	json.Unmarshal([]byte(e.Data), &d)
 	return strconv.FormatInt(max(d.ID, d.Pet.ID), 10)
 }
 
@@ -299,30 +300,7 @@ func openStream(t *testing.T, base, lastID string) *stream {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("stream: %v %v", res, err)
 	}
-	s := &stream{res: res, events: make(chan sse, 100)}
-	go func() {
-		defer close(s.events)
-		sc := bufio.NewScanner(res.Body)
-		var cur sse
-		for sc.Scan() {
-			line := sc.Text()
-			k, v, _ := strings.Cut(line, ": ")
-			switch {
-			case line == "":
-				if cur.event != "" {
-					s.events <- cur
-				}
-				cur = sse{}
-			case k == "id":
-				cur.id = v
-			case k == "event":
-				cur.event = v
-			case k == "data":
-				cur.data = v
-			}
-		}
-	}()
-	return s
+	return &stream{res: res, events: vanetest.Events(res.Body)}
 }
 
 func (s *stream) next(t *testing.T) sse {
