@@ -47,7 +47,7 @@ func TestConcurrentConditionalWrites(t *testing.T) {
 						case "DELETE":
 							ctype, body = "", ""
 						}
-						codes <- c.doWith(m, "/pets/"+id, ctype, body, "If-Match", etag).status
+						codes <- c.doHeaders(m, "/pets/"+id, ctype, body, "If-Match", etag).status
 					}()
 				}
 				wg.Wait()
@@ -84,7 +84,7 @@ func TestConcurrentPatchesKeepEveryChange(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					codes[i] = c.doWith("PATCH", "/pets/"+id, p.ctype, p.body).status
+					codes[i] = c.doHeaders("PATCH", "/pets/"+id, p.ctype, p.body).status
 				}()
 			}
 			wg.Wait()
@@ -123,7 +123,7 @@ func TestEventsReplayAfterReconnect(t *testing.T) {
 
 		// Missed while away: a create, an update, a delete.
 		second := newPet(t, c, `{"name":"Two","species":"cat"}`)
-		c.doWith("PUT", "/pets/"+second, "application/json", `{"name":"Two II","species":"cat"}`)
+		c.doHeaders("PUT", "/pets/"+second, "application/json", `{"name":"Two II","species":"cat"}`)
 		c.do("DELETE", "/pets/"+first, "", nil, testToken)
 
 		s = openStream(t, srv.URL, e.ID)
@@ -203,8 +203,8 @@ func TestDatabaseDownIs503(t *testing.T) {
 		c.get("/pets/1"),
 		c.get("/pets"),
 		c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, testToken),
-		c.doWith("PUT", "/pets/1", "application/json", `{"name":"Nemo","species":"fish"}`),
-		c.doWith("PATCH", "/pets/1", "application/merge-patch+json", `{"name":"Nemo"}`),
+		c.doHeaders("PUT", "/pets/1", "application/json", `{"name":"Nemo","species":"fish"}`),
+		c.doHeaders("PATCH", "/pets/1", "application/merge-patch+json", `{"name":"Nemo"}`),
 		c.do("DELETE", "/pets/1", "", nil, testToken),
 	} {
 		if r.status != 503 || r.header.Get("Retry-After") == "" {
@@ -244,29 +244,6 @@ func TestUnavailable(t *testing.T) {
 func newPet(t *testing.T, c *client, body string) string {
 	t.Helper()
 	return strconv.FormatInt(decode[Pet](t, c.sendJSON("POST", "/pets", body, testToken), 201).ID, 10)
-}
-
-// doWith sends a request with the test token and extra header pairs.
-func (c *client) doWith(method, path, ctype, body string, headers ...string) response {
-	c.t.Helper()
-	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return response{res.StatusCode, res.Header, b}
 }
 
 // stream is an open event stream, parsed as a browser's EventSource does.
