@@ -1,8 +1,10 @@
 package vane
 
 import (
+	"context"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
@@ -15,8 +17,14 @@ type Version = respond.Version
 
 // Conditional, embedded in the input of an operation that changes a
 // resource, binds the request's preconditions (RFC 9110 section 13.2):
-// If-Match, If-None-Match, If-Unmodified-Since. The handler reads the
-// resource's current version and calls Check before it changes anything:
+// If-Match, If-None-Match, If-Unmodified-Since. A list split over several
+// header lines is read whole.
+//
+// The precondition must be compared in the same step as the write, never
+// in a read before it: two clients holding the same version must not both
+// succeed. Write does that with the store's compare-and-swap. The handler
+// reads the current version, and writes only if the resource is still at
+// that version:
 //
 //	type UpdatePet struct {
 //		vane.Conditional
@@ -24,35 +32,154 @@ type Version = respond.Version
 //		Body Pet
 //	}
 //
-//	cur, err := store.Get(ctx, in.ID)
-//	...
-//	if err := in.Check(vane.Version{ETag: cur.ETag(), Exists: true}); err != nil {
-//		return nil, err // 412 Precondition Failed; nothing changed
-//	}
+//	var cur, next Pet
+//	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
+//		var err error
+//		cur, err = store.Get(ctx, in.ID) // a 404 if it is gone
+//		return vane.Version{ETag: cur.ETag(), Exists: true}, err
+//	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+//		var ok bool // UPDATE pets SET … WHERE id = $1 AND version = $2
+//		next, ok, err = store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+//		return ok, err
+//	})
 //
 // The document lists the three header parameters and the 412.
 // (If-Modified-Since and If-None-Match on a GET need nothing: an output
 // that sets ETag or Last-Modified is answered 304 when they match.)
+//
+// A write operation whose input does not embed Conditional answers an
+// If-Match that names entity tags (not *) with 412 before its handler
+// runs: it has no entity tags, so none can match.
 type Conditional struct {
 	IfMatch           string `header:"If-Match" doc:"Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any." example:"\"v3\""`
 	IfNoneMatch       string `header:"If-None-Match" doc:"Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist."`
 	IfUnmodifiedSince string `header:"If-Unmodified-Since" doc:"Proceed only if the resource has not changed since this HTTP date (ignored with If-Match)." example:"Wed, 21 Oct 2015 07:28:00 GMT"`
 }
 
+// MaxWriteAttempts is how many times Write reads the current version and
+// tries its compare-and-swap before it gives up with a 409 Conflict.
+const MaxWriteAttempts = 8
+
+// Preconditioned reports whether the request carries any precondition.
+func (c *Conditional) Preconditioned() bool {
+	return c.IfMatch != "" || c.IfNoneMatch != "" || c.IfUnmodifiedSince != ""
+}
+
 // Check evaluates the request's preconditions against the current
 // version and returns nil if the request may proceed, else a 412
 // Precondition Failed problem for the handler to return.
+//
+// Check alone compares the version before the write: it is atomic only if
+// current was read under a lock that the write holds until it commits
+// (SELECT … FOR UPDATE in the write's transaction). Otherwise use Write.
 func (c *Conditional) Check(current Version) error {
-	h := http.Header{}
-	for k, v := range map[string]string{"If-Match": c.IfMatch, "If-None-Match": c.IfNoneMatch, "If-Unmodified-Since": c.IfUnmodifiedSince} {
-		if v != "" {
-			h[k] = []string{v}
-		}
-	}
-	if respond.Preconditions(h, current) {
+	if c.Matches(current) {
 		return nil
 	}
+	return preconditionFailed()
+}
+
+// Matches reports whether the request's preconditions hold for the
+// version current (RFC 9110 section 13.2.2). A request with none matches
+// every version.
+func (c *Conditional) Matches(current Version) bool {
+	if !c.Preconditioned() {
+		return true
+	}
+	var h [3][1]string
+	hdr := make(http.Header, 3)
+	if c.IfMatch != "" {
+		h[0][0] = c.IfMatch
+		hdr["If-Match"] = h[0][:]
+	}
+	if c.IfNoneMatch != "" {
+		h[1][0] = c.IfNoneMatch
+		hdr["If-None-Match"] = h[1][:]
+	}
+	if c.IfUnmodifiedSince != "" {
+		h[2][0] = c.IfUnmodifiedSince
+		hdr["If-Unmodified-Since"] = h[2][:]
+	}
+	return respond.Preconditions(hdr, current)
+}
+
+// Write performs a conditional write as a compare-and-swap. current reads
+// the resource's version: when the resource is gone it returns either
+// Version{Exists: false} (If-Match then fails with 412; a PUT that
+// creates proceeds) or an error of its own, such as a 404, returned as it
+// is. The request's preconditions are evaluated against that version, and
+// a 412 problem is returned if they fail. Then write must change the
+// resource only if it is still at the version current read (an
+// UPDATE … WHERE id = $1 AND version = $2), and report whether it did.
+//
+// When write reports that it changed nothing, another writer came first:
+// Write reads current again and evaluates the preconditions again, so of
+// several requests holding the same version exactly one succeeds and the
+// others get 412, while a request without preconditions is applied to the
+// newer version rather than overwriting it unseen. After MaxWriteAttempts
+// lost races Write returns a 409 Conflict problem. An error from current
+// or write ends Write with that error; so does the end of ctx.
+func (c *Conditional) Write(ctx context.Context, current func(context.Context) (Version, error),
+	write func(ctx context.Context, expected Version) (bool, error)) error {
+	for range MaxWriteAttempts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v, err := current(ctx)
+		if err != nil {
+			return err
+		}
+		if !c.Matches(v) {
+			return preconditionFailed()
+		}
+		ok, err := write(ctx, v)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return problem.New(http.StatusConflict, "the resource kept changing while this request tried to change it; read it again and retry")
+}
+
+func preconditionFailed() *problem.Details {
 	return problem.New(http.StatusPreconditionFailed, "the resource has changed: its current version does not match the request's preconditions")
+}
+
+// conditional returns c; an input that embeds Conditional has the method
+// too, which is how a typed handler finds it.
+func (c *Conditional) conditional() *Conditional { return c }
+
+type conditionalInput interface{ conditional() *Conditional }
+
+// joinLines sets c's fields from every line of their header fields, for
+// a list a client split over several lines.
+func (c *Conditional) joinLines(h http.Header) {
+	if v := h["If-Match"]; len(v) > 1 {
+		c.IfMatch = strings.Join(v, ", ")
+	}
+	if v := h["If-None-Match"]; len(v) > 1 {
+		c.IfNoneMatch = strings.Join(v, ", ")
+	}
+}
+
+// unmatchableIfMatch reports whether h has an If-Match that names entity
+// tags but not *: for a resource vane knows no entity tag of, it cannot
+// match (RFC 9110 section 13.1.1).
+func unmatchableIfMatch(h http.Header) bool {
+	lines := h["If-Match"]
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		for _, e := range strings.Split(l, ",") {
+			if strings.TrimSpace(e) == "*" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 var conditionalType = reflect.TypeFor[Conditional]()

@@ -1,10 +1,12 @@
 package vane
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/vane-http/vane/openapi"
+	"github.com/vane-http/vane/problem"
 )
 
 // DocsConfig configures [Docs]: the document's contents (the embedded
@@ -49,24 +51,43 @@ type DocsConfig struct {
 //
 // The returned handler also gives the document to code, for example to write
 // it to a file from a command (see [openapi.Handler.Document]). A document
-// that cannot be built (a hook failed, a security scheme is missing) is a
-// 500 response naming the cause; [OpenAPI] reports the same error directly.
+// that cannot be built (a hook failed, a security scheme is missing) is
+// reported by [Router.Check], which vane.Serve and Server call before they
+// listen; served anyway, it is a 500 response naming the cause, through
+// the router's ErrorHook. [OpenAPI] reports the same error directly.
 func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 	h := openapi.NewHandler(func() (*openapi.Document, error) { return OpenAPI(r, cfg.Config) })
+	r.api.checks = append(r.api.checks, func() error {
+		if _, _, err := h.Document(); err != nil {
+			return fmt.Errorf("vane: the OpenAPI document cannot be built: %w", err)
+		}
+		return nil
+	})
 	jsonPath := docsPath(cfg.JSONPath, "/openapi.json")
 	yamlPath := docsPath(cfg.YAMLPath, "/openapi.yaml")
 	pagePath := docsPath(cfg.DocsPath, "/docs")
+	// A document that cannot be built is a 500 through the router's
+	// error model (its ErrorHook sees it).
+	serve := func(form http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			if _, _, err := h.Document(); err != nil {
+				r.WriteError(w, req, problem.New(http.StatusInternalServerError, "the OpenAPI document cannot be built: "+err.Error()))
+				return
+			}
+			form(w, req)
+		}
+	}
 	if jsonPath != "" {
-		r.Get(jsonPath, h.JSON)
+		r.Get(jsonPath, serve(h.JSON))
 	}
 	if yamlPath != "" {
-		r.Get(yamlPath, h.YAML)
+		r.Get(yamlPath, serve(h.YAML))
 	}
 	if p := docsPath(cfg.JSON30Path, "/openapi-3.0.json"); p != "" {
-		r.Get(p, h.JSON30)
+		r.Get(p, serve(h.JSON30))
 	}
 	if p := docsPath(cfg.YAML30Path, "/openapi-3.0.yaml"); p != "" {
-		r.Get(p, h.YAML30)
+		r.Get(p, serve(h.YAML30))
 	}
 	if pagePath != "" {
 		spec := jsonPath

@@ -26,7 +26,8 @@ type StatusError interface {
 }
 
 // Error returns a problem (a StatusError) with status and msg as its
-// detail. Each of details that is a problem.FieldError is listed as one;
+// detail; a status outside 400–599 is 500, as for any StatusError (a
+// problem is never a success, and never a redirect without a Location). Each of details that is a problem.FieldError is listed as one;
 // any other error adds its message as a field error without a location.
 // Its Type, extension members and response headers are the caller's to
 // set:
@@ -39,6 +40,9 @@ type StatusError interface {
 //	p.Type = "https://example.com/probs/out-of-credit"
 //	return nil, p
 func Error(status int, msg string, details ...error) *problem.Details {
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError // as for any StatusError
+	}
 	p := problem.New(status, msg)
 	for _, d := range details {
 		var fe problem.FieldError
@@ -132,8 +136,8 @@ func problemOf(req *http.Request, d *operation.Description, err error) *problem.
 // handler's error) before it is written, and returns the problem to write:
 // the same one, changed (its Type, Detail, messages translated, headers
 // added), or another. It runs on the request's goroutine; p is the
-// operation's own copy only if the hook copies it, so change a shared
-// problem value (a package-level one a handler returns) only in a copy.
+// operation's own copy: the hook may change it, whatever the handler
+// returned (a shared, package-level problem value stays as it is).
 func ErrorHook(fn func(req *http.Request, p *problem.Details) *problem.Details) Option {
 	return Option{api: func(a *api) { a.errorHook = fn }}
 }
@@ -223,8 +227,12 @@ func documentProblems(list []operation.Response, types []ProblemType, reg *schem
 			i = len(list) - 1
 		}
 		r := &list[i]
-		if pt.Description != "" {
+		switch {
+		case pt.Description == "" || pt.Description == r.Description:
+		case r.Description == "" || r.Description == http.StatusText(r.Status):
 			r.Description = pt.Description
+		default:
+			r.Description += " Or: " + pt.Description
 		}
 		for _, h := range headers {
 			if !slices.ContainsFunc(r.Headers, func(o operation.Header) bool { return strings.EqualFold(o.Name, h.Name) }) {
@@ -279,7 +287,7 @@ func (r *Router) WriteError(w http.ResponseWriter, req *http.Request, err error)
 	}
 	p := problemOf(req, &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err)
 	if r.api.errorHook != nil {
-		if q := r.api.errorHook(req, p); q != nil {
+		if q := r.api.errorHook(req, p.Clone()); q != nil {
 			p = q
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/router"
+	"github.com/vane-http/vane/schema"
 	"github.com/vane-http/vane/validate"
 )
 
@@ -74,6 +75,11 @@ type Op struct {
 
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
+
+	// events, set by Stream, makes the operation an event stream: given
+	// the operation's ID, it returns the event components and their
+	// mapping by name, for respond.EventStream.
+	events func(id string) ([]*schema.Schema, map[string]string, error)
 }
 
 // Register adds a typed operation to r: h is called with the request bound
@@ -89,8 +95,9 @@ type Op struct {
 // Status sets the status when not zero, and Body is the response body;
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
 // Content. A body is JSON, except a []byte (application/octet-stream unless
-// a Content-Type header field says otherwise) or an io.Reader, which are
-// copied as they are.
+// a Content-Type header field says otherwise) or an io.Reader (an
+// interface, or a concrete reader such as *os.File or *bytes.Reader, closed
+// after it is sent when it is an io.Closer), which are copied as they are.
 //
 // Errors: an error that implements [StatusError] (such as those from
 // [Error] and [NotFound]) sets the status and, below 500, is shown to the
@@ -123,6 +130,12 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 	}
 	r.Handle(op.Method, op.Path, h2)
 	r.api.ops = append(r.api.ops, d)
+	if len(op.Middleware) > 0 {
+		if r.api.middleware == nil {
+			r.api.middleware = map[string][]func(http.Handler) http.Handler{}
+		}
+		r.api.middleware[d.Method+" "+d.Pattern] = op.Middleware
+	}
 }
 
 // Get registers a typed GET operation; opts adjust its Op.
@@ -259,6 +272,9 @@ type typedHandler[I, O any] struct {
 	stream     func(http.ResponseWriter, *http.Request, *I)           // an event stream's: runs instead of fn
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
+	cond       bool                                                   // the input embeds Conditional
+	bodyRules  *validate.InstanceValidator                            // a JSON body's schema, for a body whose values did not all fit their types
+	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -332,14 +348,30 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		}
 	}
 	enc := respond.NewEncoders(c, set.encoders...)
-	d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	if op.events != nil {
+		d.Status = http.StatusOK
+		var events []*schema.Schema
+		var mapping map[string]string
+		if events, mapping, err = op.events(d.ID); err == nil {
+			d.Responses, err = respond.EventStream(d, events, mapping, documented, set.schemas)
+		}
+	} else {
+		d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+	}
 	if err == nil {
-		d.Responses, err = documentProblems(d.Responses, op.Problems, set.schemas)
+		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.schemas)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT)}
+	var bodyRules *validate.InstanceValidator
+	if rb := b.RequestBody; rb != nil && len(rb.Content) > 0 && rb.Content[0].MediaType == "application/json" && rb.Content[0].Schema != nil {
+		if bodyRules, err = validate.NewInstanceValidator(set.schemas, rb.Content[0].Schema); err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
+		}
+	}
+	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
+		cond: hasConditional(inT), writes: !safeMethod(op.Method) || hasConditional(inT)}
 	return th, d, nil
 }
 
@@ -354,6 +386,9 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	for _, name := range h.pathNames {
 		path = append(path, router.Param(req, name))
 	}
+	if h.hasBody {
+		bodyDeadline(w, req)
+	}
 	var st bind.State
 	defer st.Cleanup() // a multipart body's temporary files, once the handler is done
 	if prob := h.binder.Bind(req, path, in, &st); prob != nil {
@@ -366,6 +401,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 				errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 			} else {
 				errs = h.validator.CheckParams(in, st.Present)
+				if st.Mistyped != nil && h.bodyRules != nil {
+					// A value of the wrong type stopped the decoding: the
+					// body's other failures come from its JSON.
+					errs = append(errs, h.bodyRules.Validate(st.Mistyped, "body")...)
+				}
 			}
 			prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
 		}
@@ -397,6 +437,9 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
+	if h.writes && !h.preconditions(w, req, in) {
+		return
+	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
 		h.fail(w, req, problemOf(req, h.desc, err))
@@ -418,11 +461,55 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 // fail writes the problem p, through the router's ErrorHook if it has one.
 func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
 	if h.hook != nil {
-		if q := h.hook(req, p); q != nil {
+		if q := h.hook(req, p.Clone()); q != nil {
 			p = q
 		}
 	}
 	problem.Write(w, p)
+}
+
+// preconditions prepares the input's Conditional (a list over several
+// header lines joined), or, for an input without one, answers 412 to an
+// If-Match that names entity tags, and reports whether to go on.
+func (h *typedHandler[I, O]) preconditions(w http.ResponseWriter, req *http.Request, in *I) bool {
+	if h.cond {
+		any(in).(conditionalInput).conditional().joinLines(req.Header)
+		return true
+	}
+	if unmatchableIfMatch(req.Header) {
+		h.fail(w, req, preconditionFailed())
+		return false
+	}
+	return true
+}
+
+// bodyDeadline makes a body that stalls a 408 before the deadline of the
+// request's context (middleware.Timeout's) takes the answer: reading
+// stops a tenth of the time left, at most bodyDeadlineMargin, before it.
+//
+//go:noinline
+func bodyDeadline(w http.ResponseWriter, req *http.Request) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return
+	}
+	if dl, ok := req.Context().Deadline(); ok {
+		margin := min(time.Until(dl)/10, bodyDeadlineMargin)
+		http.NewResponseController(w).SetReadDeadline(dl.Add(-margin)) //nolint:errcheck // not every writer has deadlines
+	}
+}
+
+// bodyDeadlineMargin is how long before the request context's deadline
+// the reading of a typed operation's body stops, at most: time to answer
+// 408.
+const bodyDeadlineMargin = 250 * time.Millisecond
+
+// safeMethod reports whether method is one of RFC 9110's safe methods.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 func mergeErrors(first, more []problem.FieldError) []problem.FieldError {

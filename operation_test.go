@@ -527,7 +527,9 @@ func TestNullBodyIsNotAnObject(t *testing.T) {
 	}
 }
 
-func TestBodyThatDidNotDecodeIsNotCheckedFurther(t *testing.T) {
+// A value of the wrong type in a body does not hide the body's other
+// failures: its rules are checked on the JSON itself, in the same 422.
+func TestBodyWithAMistypedValueListsEveryFailure(t *testing.T) {
 	r := New()
 	type in struct {
 		N    int `query:"n" minimum:"5"`
@@ -543,7 +545,7 @@ func TestBodyThatDidNotDecodeIsNotCheckedFurther(t *testing.T) {
 	for _, e := range p.Errors {
 		got = append(got, e.Location)
 	}
-	if w.Code != 422 || strings.Join(got, ",") != "body.age,query.n" {
+	if w.Code != 422 || strings.Join(got, ",") != "body.age,query.n,body.name" {
 		t.Errorf("%d %v", w.Code, got)
 	}
 }

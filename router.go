@@ -3,8 +3,10 @@ package vane
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 
 	"github.com/vane-http/vane/codec"
+	"github.com/vane-http/vane/middleware"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
@@ -23,6 +25,10 @@ import (
 type Router struct {
 	*router.Router
 	api *api
+	// problems are the answers of the middleware in front of this group's
+	// operations (Problems, and what Use and Group learn from
+	// middleware.Answers), documented on each operation registered after.
+	problems []ProblemType
 }
 
 // api is what the typed operations of one router tree share.
@@ -34,6 +40,16 @@ type api struct {
 	unknown   UnknownPolicy
 	encoders  []respond.Encoder // response encodings beside JSON (Encode)
 	errorHook func(*http.Request, *problem.Details) *problem.Details
+	// middleware is each typed operation's Op.Middleware, by method and
+	// full pattern ("GET /pets/{id}"), for MergePatch.
+	middleware map[string][]func(http.Handler) http.Handler
+	// maxStreams is the most event streams served at once (MaxStreams);
+	// streams counts those open.
+	maxStreams int64
+	streams    atomic.Int64
+	// checks build what a request would otherwise build first (the
+	// documents of Docs), for Check.
+	checks []func() error
 }
 
 // An Option configures a Router made by New: the router's own settings
@@ -55,14 +71,72 @@ func New(opts ...Option) *Router {
 			ropts = append(ropts, o.router)
 		}
 	}
-	return &Router{Router: router.New(ropts...), api: a}
+	r := &Router{Router: router.New(ropts...), api: a}
+	if a.errorHook != nil {
+		// The router's own 404 and 405 go through the hook too.
+		r.Router.NotFoundHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			r.WriteError(w, req, problem.New(http.StatusNotFound, "No route matches the request path."))
+		}))
+		r.Router.MethodNotAllowedHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			r.WriteError(w, req, problem.New(http.StatusMethodNotAllowed,
+				"The request path has no route for this method; the Allow header lists the methods it has."))
+		}))
+	}
+	return r
+}
+
+// Check builds now what the router would otherwise build on a request:
+// the documents of Docs (3.1 and 3.0), so that a registration that
+// cannot be documented (two methods of one path naming its parameter
+// differently, a hook that fails) is an error before serving rather than
+// a 500 on every request for the document. vane.Serve and Server call it
+// before they listen, and refuse to start on its error.
+func (r *Router) Check() error {
+	for _, c := range r.api.checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Group returns a router that registers into the same tree, with prefix
 // added to its patterns and mw added after the middleware of r (see
 // router.Router.Group).
 func (r *Router) Group(prefix string, mw ...func(http.Handler) http.Handler) *Router {
-	return &Router{Router: r.Router.Group(prefix, mw...), api: r.api}
+	g := &Router{Router: r.Router.Group(prefix, mw...), api: r.api, problems: slices.Clip(r.problems)}
+	g.declare(mw)
+	return g
+}
+
+// Use adds middleware to r (see router.Router.Use). The answers that a
+// middleware declares (middleware.Answers: Timeout's and Throttle's 503,
+// say) are documented on every typed operation registered on r or its
+// groups afterwards.
+func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
+	r.Router.Use(mw...)
+	r.declare(mw)
+}
+
+// Problems documents answers that middleware in front of r's operations
+// sends of its own accord (an authentication check's 401, a rate limit's
+// 429), on every typed operation registered on r or its groups
+// afterwards, as Op.Problems does for one operation:
+//
+//	auth := r.Group("", requireToken)
+//	auth.Problems(vane.ProblemType{Status: 401, Description: "No valid token.",
+//		Headers: map[string]string{"WWW-Authenticate": "How to log in."}})
+func (r *Router) Problems(types ...ProblemType) {
+	r.problems = append(r.problems, types...)
+}
+
+// declare adds what mw declare of their own answers to r's problems.
+func (r *Router) declare(mw []func(http.Handler) http.Handler) {
+	for _, m := range mw {
+		for _, a := range middleware.Answers(m) {
+			r.problems = append(r.problems, ProblemType{Status: a.Status, Description: a.Description, Headers: a.Headers})
+		}
+	}
 }
 
 // Route calls fn with a Group of r under prefix.

@@ -209,9 +209,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if h == nil {
 		h = http.NotFoundHandler()
 	}
+	fail := func(w http.ResponseWriter, _ *http.Request, p *problem.Details) { problem.Write(w, p) }
+	if r, ok := h.(*Router); ok {
+		if err := r.Check(); err != nil {
+			return err
+		}
+		fail = func(w http.ResponseWriter, req *http.Request, p *problem.Details) { r.WriteError(w, req, p) }
+	}
 	h = middleware.Recoverer(logger)(h)
 	if limit := limitOf(s.MaxBodyBytes, DefaultMaxBodyBytes); limit > 0 {
-		h = limitBody(limit, h)
+		h = limitBody(limit, h, fail)
 	}
 	h = s.closeWhileDraining(h)
 
@@ -305,24 +312,27 @@ func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
 
 // limitBody refuses a declared body over limit with 413 and caps the bytes
 // any body yields. Requests without a body (GET, most often) pass untouched
-// and cost nothing.
-func limitBody(limit int64, next http.Handler) http.Handler {
+// and cost nothing. The capped body goes to a shallow copy of the request:
+// net/http's own request keeps its body, by which the server knows whether
+// a client that sent Expect: 100-continue was asked for its body (a
+// response to one that was not is sent at once, and the connection
+// closed, instead of waiting for a body the client holds back).
+func limitBody(limit int64, next http.Handler, fail func(http.ResponseWriter, *http.Request, *problem.Details)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			if r.ContentLength > limit {
-				writeTooLarge(w, limit)
+				w.Header().Set("Connection", "close") // the unread body is not drained
+				fail(w, r, problem.New(http.StatusRequestEntityTooLarge,
+					"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			r2 := new(http.Request)
+			*r2 = *r
+			r2.Body = http.MaxBytesReader(w, r.Body, limit)
+			r = r2
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-func writeTooLarge(w http.ResponseWriter, limit int64) {
-	w.Header().Set("Connection", "close") // the unread body is not drained
-	problem.Write(w, problem.New(http.StatusRequestEntityTooLarge,
-		"The request body is larger than the limit of "+strconv.FormatInt(limit, 10)+" bytes."))
 }
 
 // limitOf returns v, or def when v is zero, or 0 (no limit) when v < 0.

@@ -12,12 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vane-http/vane/operation"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/schema"
 )
 
 // EventStreamType is the media type of server-sent events.
-const EventStreamType = "text/event-stream"
+const EventStreamType = respond.EventStreamType
 
 // Event is one server-sent event. Data is one of the stream's declared
 // event types (see Stream), whose name the event takes; ID, when not
@@ -39,9 +40,32 @@ type Sender func(Event) error
 // it sends nothing else, so that proxies keep the connection open.
 const DefaultHeartbeat = 15 * time.Second
 
-// ErrStreamClosed is a Sender's error once the client has gone or the
-// server is shutting down.
+// ErrStreamClosed is a Sender's error once the client has gone, stopped
+// reading, or the server is shutting down.
 var ErrStreamClosed = errors.New("vane: the event stream is closed")
+
+// DefaultMaxStreams is how many event streams a router serves at once
+// unless MaxStreams says otherwise.
+const DefaultMaxStreams = 1024
+
+// StreamWriteTimeout is how long one event or heartbeat may take to reach
+// a client: a client that stops reading has its stream ended then, rather
+// than holding a goroutine and a connection for ever.
+const StreamWriteTimeout = 10 * time.Second
+
+// MaxStreams sets how many event streams (see Stream) the router's tree
+// serves at once, across all its streams: past it, a new stream is
+// answered 503 Service Unavailable with Retry-After, before its handler
+// runs. n <= 0 means DefaultMaxStreams. Each open stream holds a
+// connection, a goroutine or two and its buffers (tens of KiB).
+func MaxStreams(n int) Option {
+	return Option{api: func(a *api) {
+		if n <= 0 {
+			n = DefaultMaxStreams
+		}
+		a.maxStreams = int64(n)
+	}}
+}
 
 // Stream registers a typed GET operation that answers with server-sent
 // events (text/event-stream). events declares the event types by name:
@@ -55,7 +79,15 @@ var ErrStreamClosed = errors.New("vane: the event stream is closed")
 // none if negative) while h sends nothing. The context h gets ends when
 // the client leaves or a vane.Server shuts down, and h should then
 // return; the stream ends when it does. The server's write timeout does
-// not apply to the stream.
+// not apply to the stream; instead each event and heartbeat must reach
+// the client within StreamWriteTimeout, else the stream ends (a client
+// that stopped reading), and shutting down ends a blocked write at once.
+//
+// The stream opens with a comment line, flushed, so that its headers
+// reach the client at once even through compressing middleware. A HEAD
+// request is answered with the stream's headers and no body, without
+// running h. The router serves at most MaxStreams streams at once; past
+// that, 503 with Retry-After.
 func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...func(*Op)) {
 	if h == nil || len(events) == 0 {
 		panic("vane: Stream " + pattern + " needs a handler and at least one event type")
@@ -67,30 +99,44 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 		order = append(order, name)
 	}
 	sort.Strings(order)
-	var branches []*schema.Schema
 	for _, name := range order {
 		t := reflect.TypeOf(events[name])
-		if t == nil || strings.ContainsAny(name, "\r\n") || name == "" {
-			panic(fmt.Sprintf("vane: Stream %s: event %q needs a name without line breaks and a typed value", pattern, name))
+		if t == nil || strings.ContainsAny(name, "\r\n:") || name == "" || strings.TrimSpace(name) != name {
+			panic(fmt.Sprintf("vane: Stream %s: event %q needs a name without line breaks, colons or surrounding spaces, and a typed value", pattern, name))
 		}
 		if prev, dup := names[t]; dup {
 			panic(fmt.Sprintf("vane: Stream %s: events %q and %q have the same type %v", pattern, prev, name, t))
 		}
 		names[t] = name
-		ds, err := r.api.schemas.Schema(t)
-		if err != nil {
-			panic(fmt.Sprintf("vane: Stream %s: event %q: %v", pattern, name, err))
+	}
+	// Each event is a component of its own ("petEvents.created"), so that
+	// the oneOf can carry a discriminator that generators map to types.
+	op.events = func(id string) ([]*schema.Schema, map[string]string, error) {
+		var branches []*schema.Schema
+		mapping := make(map[string]string, len(order))
+		for _, name := range order {
+			ds, err := r.api.schemas.Schema(reflect.TypeOf(events[name]))
+			if err != nil {
+				return nil, nil, fmt.Errorf("Stream %s: event %q: %w", pattern, name, err)
+			}
+			ref, err := r.api.schemas.Define(id+"."+name, &schema.Schema{
+				Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
+				Description: "The " + name + " event of " + id + ".",
+				Properties: map[string]*schema.Schema{
+					"event": {Type: schema.TypeString, Const: name},
+					"data":  ds,
+					"id":    {Type: schema.TypeString},
+					"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
+				},
+				PropertyOrder: []string{"event", "data", "id", "retry"},
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("Stream %s: event %q: %w", pattern, name, err)
+			}
+			branches = append(branches, ref)
+			mapping[name] = ref.Ref
 		}
-		branches = append(branches, &schema.Schema{
-			Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
-			Properties: map[string]*schema.Schema{
-				"event": {Const: name},
-				"data":  ds,
-				"id":    {Type: schema.TypeString},
-				"retry": {Type: schema.TypeInteger, Description: "milliseconds"},
-			},
-			PropertyOrder: []string{"event", "data", "id", "retry"},
-		})
+		return branches, mapping, nil
 	}
 	th, d, err := compileOperation[I, struct{}](r, &op)
 	if err != nil {
@@ -101,48 +147,75 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			panic(fmt.Sprintf("vane: operation ID %q of GET %s is already used by %s %s", d.ID, d.Pattern, other.Method, other.Pattern))
 		}
 	}
-	d.Status = http.StatusOK
-	success := operation.Response{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
-		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: branches}}}}
-	var rest []operation.Response
-	for _, resp := range d.Responses {
-		if resp.Status >= 400 && resp.Status != http.StatusNotAcceptable {
-			rest = append(rest, resp)
-		}
-	}
-	d.Responses = append([]operation.Response{success}, rest...)
 	heartbeat := op.Heartbeat
 	if heartbeat == 0 {
 		heartbeat = DefaultHeartbeat
 	}
 	codec := th.enc.Default()
+	a := r.api
 	th.stream = func(w http.ResponseWriter, req *http.Request, in *I) {
-		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		if stop, ok := req.Context().Value(shutdownKey{}).(<-chan struct{}); ok {
-			go func() {
-				select {
-				case <-stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-		}
-		s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // not every writer has deadlines
 		hdr := w.Header()
 		hdr.Set("Content-Type", EventStreamType)
 		hdr.Set("Cache-Control", "no-cache")
 		hdr.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		s.rc.Flush() //nolint:errcheck // a writer without Flush still gets the events
+		if req.Method == http.MethodHead {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		limit := a.maxStreams
+		if limit <= 0 {
+			limit = DefaultMaxStreams
+		}
+		if a.streams.Add(1) > limit {
+			a.streams.Add(-1)
+			for _, k := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+				hdr.Del(k)
+			}
+			th.fail(w, req, problem.New(http.StatusServiceUnavailable, "the server has as many event streams open as it allows; retry later").
+				WithHeader("Retry-After", "5"))
+			return
+		}
+		defer a.streams.Add(-1)
+		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
 		done := make(chan struct{})
+		var ended sync.WaitGroup
+		ended.Add(1)
+		go func() {
+			// The end of the request's context or the server's shutdown
+			// ends a write that the client is not reading.
+			defer ended.Done()
+			var stop <-chan struct{}
+			if c, ok := req.Context().Value(shutdownKey{}).(<-chan struct{}); ok {
+				stop = c
+			}
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			case <-done:
+				return
+			}
+			s.rc.SetWriteDeadline(time.Now()) //nolint:errcheck // not every writer has deadlines
+		}()
+		s.ctx = ctx
+		w.WriteHeader(http.StatusOK)
+		s.write([]byte(": stream opened\n\n"))
 		if heartbeat > 0 {
-			go s.beat(ctx, heartbeat, done)
+			ended.Add(1)
+			go func() {
+				defer ended.Done()
+				s.beat(ctx, heartbeat, done)
+			}()
 		}
 		err := h(ctx, in, s.send)
 		s.close()
 		close(done)
+		ended.Wait()
+		if ctx.Err() == nil {
+			s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // the connection may serve other requests
+		}
 		if err != nil && !errors.Is(err, ErrStreamClosed) && ctx.Err() == nil {
 			logHandlerError(req, d, err)
 		}
@@ -160,6 +233,7 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 type shutdownKey struct{}
 
 type eventStream struct {
+	ctx     context.Context
 	mu      sync.Mutex
 	w       http.ResponseWriter
 	rc      *http.ResponseController
@@ -183,7 +257,8 @@ func (s *eventStream) send(e Event) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.ctx.Err() != nil {
+		s.closed = true
 		return ErrStreamClosed
 	}
 	b := s.buf[:0]
@@ -199,15 +274,37 @@ func (s *eventStream) send(e Event) error {
 	}
 	b = append(b, '\n')
 	s.buf = b
-	if _, err := s.w.Write(b); err != nil {
-		s.closed = true
-		return ErrStreamClosed
-	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.closed = true
+	if !s.writeLocked(b) {
 		return ErrStreamClosed
 	}
 	return nil
+}
+
+// write writes b and flushes it, within StreamWriteTimeout.
+func (s *eventStream) write(b []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeLocked(b)
+}
+
+// writeLocked writes b and flushes it, within StreamWriteTimeout, and
+// reports whether it reached the client; s.mu is held.
+func (s *eventStream) writeLocked(b []byte) bool {
+	if s.closed {
+		return false
+	}
+	if s.ctx.Err() == nil {
+		s.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:errcheck // not every writer has deadlines
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.closed = true
+		return false
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.closed = true
+		return false
+	}
+	return true
 }
 
 // beat writes a comment line every interval until done.
@@ -221,15 +318,7 @@ func (s *eventStream) beat(ctx context.Context, every time.Duration, done <-chan
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.mu.Lock()
-			if !s.closed {
-				if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
-					s.closed = true
-				} else {
-					s.rc.Flush() //nolint:errcheck // as in send
-				}
-			}
-			s.mu.Unlock()
+			s.write([]byte(": keep-alive\n\n"))
 		}
 	}
 }

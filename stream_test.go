@@ -124,10 +124,18 @@ func TestEventStream(t *testing.T) {
 	if w.Code != 422 || w.Header().Get("Content-Type") != "application/problem+json" {
 		t.Errorf("bad input: %d %s", w.Code, w.Body)
 	}
-	d := streamRouter(nil).Operations()[0]
+	sr := streamRouter(nil)
+	d := sr.Operations()[0]
 	c := d.Responses[0].Content[0]
-	if c.MediaType != EventStreamType || len(c.Schema.OneOf) != 2 || c.Schema.OneOf[0].Properties["event"].Const != "created" {
+	if c.MediaType != EventStreamType || len(c.Schema.OneOf) != 2 ||
+		sr.Schemas().Resolve(c.Schema.OneOf[0]).Properties["event"].Const != "created" {
 		t.Errorf("documented %+v", d.Responses[0])
+	}
+	// The discriminator names each event's component, for generators
+	// that map a oneOf to types.
+	if disc := c.Schema.Discriminator; disc == nil || disc.PropertyName != "event" ||
+		disc.Mapping["deleted"] != "#/components/schemas/get-pets-events.deleted" || c.Schema.OneOf[1].Ref != disc.Mapping["deleted"] {
+		t.Errorf("discriminator %+v, branches %v %v", disc, c.Schema.OneOf[0].Ref, c.Schema.OneOf[1].Ref)
 	}
 }
 
@@ -161,5 +169,118 @@ func TestEventStreamEndsAtShutdown(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("shutdown took %v", d)
+	}
+}
+
+// A client that stops reading does not hold its stream, or the server's
+// shutdown, for ever: the blocked write ends when shutdown starts.
+func TestEventStreamStalledClientAtShutdown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New()
+	returned := make(chan error, 1)
+	blocked := make(chan struct{})
+	big := strings.Repeat("x", 64<<10)
+	Stream(r, "/flood", map[string]any{"created": petEvent{}}, func(ctx context.Context, _ *struct{}, send Sender) error {
+		for i := 0; ; i++ {
+			if i == 16 { // 1 MiB: the socket buffers fill around here
+				close(blocked)
+			}
+			if err := send(Event{Data: petEvent{ID: i, Name: big}}); err != nil {
+				returned <- err
+				return err
+			}
+		}
+	}, func(op *Op) { op.Heartbeat = -1 })
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{Handler: r, Signals: []os.Signal{}, ShutdownTimeout: 20 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(4096)
+	fmt.Fprintf(conn, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+	select {
+	case <-blocked:
+	case err := <-returned:
+		t.Fatalf("the stream ended before the client stopped reading: %v", err)
+	case <-time.After(5 * time.Second):
+	}
+	time.Sleep(200 * time.Millisecond) // the writer is now blocked on the socket
+	start := time.Now()
+	stop()
+	select {
+	case err := <-returned:
+		if err != ErrStreamClosed {
+			t.Errorf("send: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the send to a client that stopped reading was still blocked 5s after shutdown started")
+	}
+	select {
+	case <-served:
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown waited for the stalled stream")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+}
+
+// HEAD answers the stream's headers and ends, without running the
+// handler; the stream opens with a flushed comment, so its headers reach
+// the client through buffering middleware at once; past MaxStreams, 503
+// with Retry-After.
+func TestEventStreamHeadOpenAndLimit(t *testing.T) {
+	ran := make(chan struct{}, 4)
+	release := make(chan struct{})
+	r := New(MaxStreams(1))
+	Stream(r, "/s", map[string]any{"created": petEvent{}}, func(ctx context.Context, _ *struct{}, send Sender) error {
+		ran <- struct{}{}
+		select {
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil
+	}, func(op *Op) { op.Heartbeat = -1 })
+	w := serve(r, "HEAD", "/s", "")
+	if w.Code != 200 || w.Header().Get("Content-Type") != EventStreamType || w.Body.Len() != 0 || len(ran) != 0 {
+		t.Errorf("HEAD: %d %v %q, handler ran %d", w.Code, w.Header(), w.Body, len(ran))
+	}
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	line, err := bufio.NewReader(res.Body).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, ":") {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	<-ran
+	w = serve(r, "GET", "/s", "")
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || w.Header().Get("Content-Type") != "application/problem+json" {
+		t.Errorf("past MaxStreams: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for r.api.streams.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := r.api.streams.Load(); n != 0 {
+		t.Errorf("%d streams counted after all ended", n)
+	}
+	found := false
+	for _, resp := range r.Operations()[0].Responses {
+		found = found || resp.Status == 503
+	}
+	if !found {
+		t.Error("503 not documented")
 	}
 }

@@ -213,6 +213,12 @@ type State struct {
 	// RawJSON is the JSON body, valid until Release.
 	RawJSON []byte
 
+	// Mistyped is the JSON body when it was well-formed but a value did
+	// not fit its Go type (a 422): the input was not filled in, and the
+	// body's rules are to be checked on the JSON itself. Valid until
+	// Release.
+	Mistyped []byte
+
 	buf  *[]byte
 	form *multipart.Form
 }
@@ -223,7 +229,7 @@ type State struct {
 func (s *State) Release() {
 	if s.buf != nil {
 		putBuffer(s.buf)
-		s.buf, s.RawJSON = nil, nil
+		s.buf, s.RawJSON, s.Mistyped = nil, nil, nil
 	}
 }
 

@@ -138,6 +138,12 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *problem.Details {
 	bb := b.body
 	dst := unsafe.Add(base, bb.offset)
+	if req.Header["Content-Encoding"] != nil {
+		var prob *problem.Details
+		if req, prob = DecodeBody(req, b.limit); prob != nil {
+			return prob
+		}
+	}
 	switch bb.kind {
 	case bodyReader:
 		body := req.Body
@@ -180,7 +186,11 @@ func (b *Binder) bindBody(req *http.Request, base unsafe.Pointer, st *State) *pr
 		err = b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface())
 	}
 	if err != nil {
-		return decodeProblem(err)
+		prob := decodeProblem(err)
+		if prob.Status == http.StatusUnprocessableEntity {
+			st.Mistyped = data
+		}
+		return prob
 	}
 	if bb.defaults != nil {
 		if err := bb.defaults.apply(data, reflect.NewAt(bb.typ, dst).Elem()); err != nil {

@@ -22,6 +22,11 @@ import (
 // runs up to limit × replicas requests at once.
 //
 // Throttle panics if limit < 1 or backlog < 0.
+//
+// Throttle is not inlined, so that every middleware it returns shares
+// one code pointer, by which Answers knows it.
+//
+//go:noinline
 func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Handler {
 	if limit < 1 || backlog < 0 {
 		panic("middleware: Throttle needs limit >= 1 and backlog >= 0")

@@ -59,13 +59,19 @@ const TimeoutBuffer = 64 << 10
 // with its route, and health checks can stay outside it. A Timeout before
 // routing works too, but copies the route back for [Logger] only when the
 // handler returns in time.
+//
+// Timeout is not inlined, so that every middleware it returns shares
+// one code pointer, by which Answers knows it.
+//
+//go:noinline
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx, cancel := context.WithTimeout(r.Context(), d)
+			deadline := time.Now().Add(d)
+			ctx, cancel := context.WithDeadlineCause(r.Context(), deadline, errOwnDeadline)
 			defer cancel()
 			r2 := r.WithContext(ctx)
-			tw := &timeoutWriter{w: w, ctx: ctx, h: w.Header().Clone()}
+			tw := &timeoutWriter{w: w, ctx: ctx, deadline: deadline, h: w.Header().Clone()}
 			done := make(chan struct{})
 			var panicVal any
 			go func() {
@@ -78,8 +84,26 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 				next.ServeHTTP(tw, r2)
 			}()
 
+			finished := done
 			select {
 			case <-done:
+			case <-ctx.Done():
+				finished = nil
+				if context.Cause(ctx) != errOwnDeadline {
+					// The request's own context ended first: the client
+					// went away or half-closed its connection (and may
+					// still read). Not this middleware's deadline: the
+					// handler's answer goes out if it comes within it.
+					own := time.NewTimer(time.Until(deadline))
+					select {
+					case <-done:
+						finished = done
+					case <-own.C:
+					}
+					own.Stop()
+				}
+			}
+			if finished != nil {
 				copyPattern(r, r2)
 				if panicVal != nil {
 					tw.close(errPanicked)
@@ -88,12 +112,12 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 				if !tw.finish() && tw.timeout() {
 					panic(http.ErrAbortHandler)
 				}
-			case <-ctx.Done():
-				if tw.timeout() {
-					panic(http.ErrAbortHandler) // part of the response is out
-				}
-				go reportLatePanic(done, &panicVal)
+				return
 			}
+			if tw.timeout() {
+				panic(http.ErrAbortHandler) // part of the response is out
+			}
+			go reportLatePanic(done, &panicVal)
 		})
 	}
 }
@@ -103,8 +127,9 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 // goroutine while it runs or by the serving goroutine; once err is set,
 // the handler's writes reach nothing.
 type timeoutWriter struct {
-	w   http.ResponseWriter
-	ctx context.Context // the handler's
+	w        http.ResponseWriter
+	ctx      context.Context // the handler's
+	deadline time.Time       // Timeout's own
 
 	mu        sync.Mutex
 	h         http.Header // the handler's header, until committed
@@ -135,7 +160,7 @@ func (tw *timeoutWriter) Header() http.Header {
 // writes fail from now on, even before the serving goroutine has answered.
 // The caller holds mu.
 func (tw *timeoutWriter) late() bool {
-	if tw.err == nil && tw.ctx.Err() != nil {
+	if tw.err == nil && tw.expired() {
 		tw.err = http.ErrHandlerTimeout
 	}
 	return tw.err != nil
@@ -250,13 +275,20 @@ func (tw *timeoutWriter) finish() bool {
 		return false
 	}
 	if !tw.committed {
-		if tw.ctx.Err() != nil {
+		if tw.expired() {
 			return false
 		}
 		tw.commit() //nolint:errcheck // the client went away; nothing to do
 	}
 	tw.err = errFinished
 	return true
+}
+
+// expired reports whether Timeout's own deadline has passed; the end of
+// the request's context (a client gone, a half-closed connection) is not
+// that.
+func (tw *timeoutWriter) expired() bool {
+	return tw.ctx.Err() != nil && (context.Cause(tw.ctx) == errOwnDeadline || !time.Now().Before(tw.deadline))
 }
 
 // close makes the handler's further writes fail with err.
@@ -280,6 +312,16 @@ func (tw *timeoutWriter) timeout() (committed bool) {
 	h.Set("Cache-Control", "no-store")
 	problemTimeout.Write(tw.w)
 	return false
+}
+
+// errOwnDeadline is the cause of the context of a handler whose Timeout
+// passed, as opposed to the end of the request's own context.
+var errOwnDeadline = errors.New("middleware: Timeout's deadline passed")
+
+// SetReadDeadline sets the deadline for reading the request body, through
+// to the connection (http.ResponseController finds it).
+func (tw *timeoutWriter) SetReadDeadline(t time.Time) error {
+	return http.NewResponseController(tw.w).SetReadDeadline(t)
 }
 
 // problemTimeout is the answer to a request that timed out.

@@ -56,6 +56,7 @@ type Config struct {
 const (
 	ResponseBadRequest           = "BadRequest"
 	ResponseValidationFailed     = "ValidationFailed"
+	ResponseRequestTimeout       = "RequestTimeout"
 	ResponseContentTooLarge      = "ContentTooLarge"
 	ResponseUnsupportedMediaType = "UnsupportedMediaType"
 	ResponseInternalError        = "InternalError"
@@ -342,6 +343,7 @@ func ignoredHeader(name string) bool {
 // under components/responses by these names.
 var sharedErrors = map[string]struct{ name, description string }{
 	"400":     {ResponseBadRequest, "The request could not be read: a parameter, header or body is malformed."},
+	"408":     {ResponseRequestTimeout, "The request body did not arrive within the time the server allows."},
 	"413":     {ResponseContentTooLarge, "The request body is larger than the operation accepts."},
 	"415":     {ResponseUnsupportedMediaType, "The request body's Content-Type is not one the operation accepts."},
 	"422":     {ResponseValidationFailed, "The request was read but is not valid: errors lists every failed value and where it came from."},

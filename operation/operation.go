@@ -249,15 +249,17 @@ func IsForm(t reflect.Type) bool {
 
 // ErrorStatuses returns the error statuses vane itself answers an
 // operation described by d with, in increasing order: 400 for a body that
-// does not decode, 413 for one over the limit and 415 for a media type the
-// operation does not accept (when it has a body), 422 for input that fails
-// its rules (when it has a body or parameters), and 500 for a handler
-// error that is not a problem. Typed operations document exactly these;
-// package openapi adds them to descriptions built by hand.
+// does not decode, 408 for one that does not arrive in time, 413 for one
+// over the limit and 415 for a media type the operation does not accept
+// (when it has a body), 422 for input that fails its rules (when it has a
+// body or parameters), and 500 for a handler error that is not a problem.
+// Typed operations document these, and 412 for a method that changes
+// state (an If-Match that no version of theirs can meet); package openapi
+// adds them to descriptions built by hand.
 func ErrorStatuses(d *Description) []int {
 	var list []int
 	if d.RequestBody != nil {
-		list = append(list, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		list = append(list, http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if d.RequestBody != nil || len(d.Parameters) > 0 {
 		list = append(list, http.StatusUnprocessableEntity)

@@ -52,25 +52,49 @@ type Details struct {
 // additionalProperties: false, as extension members may appear.
 func (*Details) OpenSchema() {}
 
-// With sets the extension member name to value and returns p.
+// With returns a copy of p with the extension member name set to value;
+// p itself is not changed, so a problem shared by many requests (a
+// package-level value) stays as it was:
+//
+//	var errNoCredit = problem.New(403, "no credit")
+//	return errNoCredit.With("balance", 30)
 func (p *Details) With(name string, value any) *Details {
-	if p.Extensions == nil {
-		p.Extensions = map[string]any{}
+	q := p.Clone()
+	if q.Extensions == nil {
+		q.Extensions = map[string]any{}
 	}
-	p.Extensions[name] = value
-	return p
+	q.Extensions[name] = value
+	return q
 }
 
-// WithHeader adds a response header sent with the problem and returns p:
+// WithHeader returns a copy of p with a response header added, sent with
+// the problem; p itself is not changed:
 //
 //	problem.New(401, "a valid bearer token is required").
 //		WithHeader("WWW-Authenticate", `Bearer realm="pets"`)
 func (p *Details) WithHeader(key, value string) *Details {
-	if p.Header == nil {
-		p.Header = http.Header{}
+	q := p.Clone()
+	if q.Header == nil {
+		q.Header = http.Header{}
 	}
-	p.Header.Add(key, value)
-	return p
+	q.Header.Add(key, value)
+	return q
+}
+
+// Clone returns a copy of p that shares nothing it can change with p: its
+// field errors, extension members and headers are copied (the extension
+// values themselves are shared).
+func (p *Details) Clone() *Details {
+	q := *p
+	q.Errors = append([]FieldError(nil), p.Errors...)
+	if p.Extensions != nil {
+		q.Extensions = make(map[string]any, len(p.Extensions))
+		for k, v := range p.Extensions {
+			q.Extensions[k] = v
+		}
+	}
+	q.Header = p.Header.Clone()
+	return &q
 }
 
 // reserved are the members Details has fields for.
@@ -176,7 +200,8 @@ func (p *Details) StatusCode() int {
 	return p.Status
 }
 
-// Write sends p as application/problem+json with its status and
+// Write sends p as application/problem+json with its status (a status
+// outside 400–599, or none, is sent as 500) and
 // X-Content-Type-Options: nosniff (so that no browser takes the body for
 // another type), with Type and Title filled in when empty (in a copy: p
 // is not changed, so a shared problem value is safe to write from many
@@ -184,8 +209,10 @@ func (p *Details) StatusCode() int {
 func Write(w http.ResponseWriter, p *Details) {
 	q := *p
 	p = &q
-	if p.Status == 0 {
-		p.Status = http.StatusInternalServerError
+	if p.Status < 400 || p.Status > 599 {
+		// Not an error status: a problem is never a success or a
+		// redirect without a Location.
+		p.Status, p.Title = http.StatusInternalServerError, ""
 	}
 	if p.Type == "" {
 		p.Type = "about:blank"

@@ -21,8 +21,10 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -39,6 +41,9 @@ type Output struct {
 	headers    []outHeader
 	statusOff  uintptr
 	hasStatus  bool
+	statuses   []int    // the statuses the Status field's enum tag lists; nil: not declared
+	rawTypes   []string // a raw body's media types (its mediaType tag), documented instead of application/octet-stream
+	rawDefault []string // a raw body's Content-Type when no header field sets one
 	bodyOff    uintptr
 	bodyType   reflect.Type // nil: no body at all
 	bodyKind   int
@@ -55,6 +60,7 @@ const (
 	outJSON = iota
 	outBytes
 	outReader
+	outReaderValue // a concrete reader type (*os.File, *bytes.Reader): read as it is, closed if a Closer
 )
 
 type outHeader struct {
@@ -84,6 +90,10 @@ func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
 	o, err := compileFields(t, reg)
 	if err != nil {
 		return nil, err
+	}
+	o.rawDefault = octetContentType
+	if len(o.rawTypes) == 1 && !strings.Contains(o.rawTypes[0], "*") {
+		o.rawDefault = o.rawTypes[:1]
 	}
 	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	o.ptrType = reflect.PointerTo(t)
@@ -129,11 +139,32 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 			if doc := f.Tag.Get("doc"); doc != "" && o.bodySchema != nil && o.bodySchema.Ref == "" {
 				o.bodySchema.Description = doc
 			}
+			if list, ok := f.Tag.Lookup("mediaType"); ok {
+				if o.bodyKind != outBytes && o.bodyKind != outReader && o.bodyKind != outReaderValue {
+					return nil, fmt.Errorf("field Body: a mediaType tag is for a []byte or io.Reader body, which is sent as it is")
+				}
+				for _, mt := range strings.Split(list, ",") {
+					mt = strings.TrimSpace(mt)
+					if typ, sub, ok := strings.Cut(mt, "/"); !ok || typ == "" || sub == "" {
+						return nil, fmt.Errorf("field Body: mediaType %q is not a media type or range", mt)
+					}
+					o.rawTypes = append(o.rawTypes, mt)
+				}
+			}
 		case f.Name == "Status" && f.Tag.Get("header") == "":
 			if f.Type.Kind() != reflect.Int {
 				return nil, fmt.Errorf("field Status must be an int, not %v", f.Type)
 			}
 			o.statusOff, o.hasStatus = f.Offset, true
+			if list, ok := f.Tag.Lookup("enum"); ok {
+				for _, v := range strings.Split(list, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(v))
+					if err != nil || n < 200 || n > 399 {
+						return nil, fmt.Errorf("field Status: enum %q: each status is a number from 200 to 399", list)
+					}
+					o.statuses = append(o.statuses, n)
+				}
+			}
 		case f.Type == cookieType || f.Type == cookiePtrType || f.Type == cookieSliceType:
 			if name, ok := f.Tag.Lookup("header"); ok && http.CanonicalHeaderKey(name) != "Set-Cookie" {
 				return nil, fmt.Errorf("field %s: a cookie is sent as Set-Cookie, not as header %q", f.Name, name)
@@ -179,6 +210,10 @@ func (o *Output) setBody(t reflect.Type, off uintptr, reg *schema.Registry) erro
 		return nil
 	case t.Kind() == reflect.Interface && t.Implements(readerType):
 		o.bodyKind, o.mediaType = outReader, "application/octet-stream"
+		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
+		return nil
+	case t.Implements(readerType) && !t.Implements(jsonMarshalerType):
+		o.bodyKind, o.mediaType = outReaderValue, "application/octet-stream"
 		o.bodySchema = &schema.Schema{Type: schema.TypeString, ContentMediaType: "application/octet-stream"}
 		return nil
 	}
@@ -306,7 +341,10 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	p := reflect.ValueOf(out).UnsafePointer()
 	if o.hasStatus {
-		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 {
+		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 && s != status {
+			if o.statuses != nil && !slices.Contains(o.statuses, s) {
+				return fmt.Errorf("respond: the output's Status %d is not one its enum tag lists %v", s, o.statuses)
+			}
 			status = s
 		}
 	}
@@ -345,6 +383,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 			}
 		}
 	}
+	cookiesBefore := len(hdr["Set-Cookie"])
 	for _, c := range o.cookies {
 		c.write(hdr, unsafe.Add(p, c.offset))
 	}
@@ -361,16 +400,21 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	case outBytes:
 		b := *(*[]byte)(bp)
 		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
+			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
-	case outReader:
-		r := *(*io.Reader)(bp)
+	case outReader, outReaderValue:
+		var r io.Reader
+		if o.bodyKind == outReader {
+			r = *(*io.Reader)(bp)
+		} else if v := reflect.NewAt(o.bodyType, bp).Elem(); !(v.Kind() == reflect.Pointer && v.IsNil()) {
+			r = v.Interface().(io.Reader)
+		}
 		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = octetContentType
+			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
@@ -385,8 +429,17 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
 	if err != nil {
+		// The answer becomes an error: nothing the output set goes with
+		// it (a session cookie, an ETag, a Location).
 		for i := range o.headers {
 			delete(hdr, o.headers[i].name)
+		}
+		if c := hdr["Set-Cookie"]; len(c) > cookiesBefore {
+			if cookiesBefore == 0 {
+				delete(hdr, "Set-Cookie")
+			} else {
+				hdr["Set-Cookie"] = c[:cookiesBefore]
+			}
 		}
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
@@ -413,6 +466,13 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	success := operation.Response{Status: d.Status, Description: http.StatusText(d.Status), Headers: o.headerDocs}
 	if o.bodySchema != nil && !operation.NoBody(d.Status) {
 		success.Content = []operation.Content{{MediaType: o.mediaType, Schema: o.bodySchema}}
+		if len(o.rawTypes) > 0 {
+			success.Content = success.Content[:0]
+			for _, mt := range o.rawTypes {
+				success.Content = append(success.Content, operation.Content{MediaType: mt,
+					Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: mt, Description: o.bodySchema.Description}})
+			}
+		}
 		if o.bodyKind == outJSON && enc != nil {
 			success.Content = success.Content[:0]
 			for _, mt := range enc.MediaTypes() {
@@ -442,6 +502,16 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	for status, desc := range extra {
 		add(status, desc)
 	}
+	for _, status := range o.statuses {
+		if status != success.Status && !slices.ContainsFunc(list, func(r operation.Response) bool { return r.Status == status }) {
+			r := success
+			r.Status, r.Description = status, http.StatusText(status)
+			if operation.NoBody(status) {
+				r.Content = nil
+			}
+			list = append(list, r)
+		}
+	}
 	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
 		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
 	}
@@ -453,9 +523,54 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	for _, status := range operation.ErrorStatuses(d) {
 		add(status, "")
 	}
+	switch d.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	default:
+		add(http.StatusPreconditionFailed, "Precondition Failed: If-Match names entity tags, and this operation's resource has none to match")
+	}
 	if o.Negotiated(d.Status) && enc != nil {
 		add(http.StatusNotAcceptable, "Not Acceptable: none of the media types in Accept can be sent")
 	}
+	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
+	return list, nil
+}
+
+// EventStreamType is the media type of server-sent events.
+const EventStreamType = "text/event-stream"
+
+// EventStream returns the responses of the operation d when it answers
+// with server-sent events: 200 text/event-stream, whose schema is a oneOf
+// of the event components events (their $refs, each the envelope of one
+// event), with a discriminator on their event member (mapping: each event
+// name to its $ref); the errors vane answers before a stream starts
+// (operation.ErrorStatuses: a stream is not negotiated, so no 406); the
+// responses documented in extra; and 503 for a server at its limit of
+// open streams. The success response comes first, the others by status.
+func EventStream(d *operation.Description, events []*schema.Schema, mapping map[string]string, extra map[int]string, reg *schema.Registry) ([]operation.Response, error) {
+	probSchema, err := reg.Schema(reflect.TypeFor[problem.Details]())
+	if err != nil {
+		return nil, err
+	}
+	probContent := []operation.Content{{MediaType: problem.ContentType, Schema: probSchema}}
+	list := []operation.Response{{Status: http.StatusOK, Description: "A stream of server-sent events; each event's data is JSON.",
+		Content: []operation.Content{{MediaType: EventStreamType, Schema: &schema.Schema{OneOf: events,
+			Discriminator: &schema.Discriminator{PropertyName: "event", Mapping: mapping}}}}}}
+	add := func(status int, desc string) {
+		if slices.ContainsFunc(list, func(r operation.Response) bool { return r.Status == status }) {
+			return
+		}
+		if desc == "" {
+			desc = http.StatusText(status)
+		}
+		list = append(list, operation.Response{Status: status, Description: desc, Content: probContent})
+	}
+	for status, desc := range extra {
+		add(status, desc)
+	}
+	for _, status := range operation.ErrorStatuses(d) {
+		add(status, "")
+	}
+	add(http.StatusServiceUnavailable, "Service Unavailable: the server has as many event streams open as it allows; retry after the Retry-After header's seconds.")
 	sort.SliceStable(list[1:], func(i, j int) bool { return list[1+i].Status < list[1+j].Status })
 	return list, nil
 }

@@ -162,7 +162,9 @@ func cleanValues(rt *route, p string, vals []span) bool {
 // with every escape but %2F and %25 decoded, so an escaped slash stays
 // inside its segment; Param unescapes each value it is asked for.
 func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
-	if m.redirectClean && !isClean(req.URL.Path) && req.Method != http.MethodConnect {
+	// Dot segments count as they were sent, escaped or not; an escaped
+	// slash (%2F) is part of its segment, not a separator to clean.
+	if m.redirectClean && !isClean(unescapeDots(req.URL.EscapedPath())) && req.Method != http.MethodConnect {
 		m.redirectCleaned(w, req)
 		return
 	}
@@ -322,9 +324,20 @@ func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) 
 	w.WriteHeader(code)
 }
 
-// redirectCleaned redirects to the cleaned form of req's path.
+// redirectCleaned redirects to the cleaned form of req's path. The dots
+// of dot segments sent escaped (%2E, RFC 3986 section 2.3: the same as
+// ".") are unescaped first, so that /a/%2e%2e/b is cleaned to /b rather
+// than redirected to itself.
 func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
-	m.redirect(w, req, cleanPath(req.URL.EscapedPath()))
+	m.redirect(w, req, cleanPath(unescapeDots(req.URL.EscapedPath())))
+}
+
+// unescapeDots returns the escaped path p with every %2E or %2e as ".".
+func unescapeDots(p string) string {
+	if !strings.Contains(p, "%2") {
+		return p
+	}
+	return strings.NewReplacer("%2E", ".", "%2e", ".").Replace(p)
 }
 
 // isClean reports whether the path p has no empty, "." or ".." segment (a

@@ -263,3 +263,28 @@ func TestArenaUnregistered(t *testing.T) {
 	}
 	_ = Param(kept, "id")
 }
+
+// Dot segments sent escaped (%2E is ".", RFC 3986 section 2.3) are cleaned
+// once and redirected to the clean path, never to themselves; an escaped
+// slash is part of its segment and is not cleaned away.
+func TestEscapedDotSegments(t *testing.T) {
+	r := New()
+	r.Get("/pets/{id}", func(w http.ResponseWriter, req *http.Request) {})
+	for target, want := range map[string]string{
+		"/pets/%2e%2e/1":            "/1",
+		"/pets/%2E":                 "/pets",
+		"/%2e%2e/%2e%2e/etc/passwd": "/etc/passwd",
+		"/pets/.%2E/pets/7?x=1":     "/pets/7?x=1",
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != want {
+			t.Errorf("GET %s: %d to %q, want 301 to %q", target, w.Code, w.Header().Get("Location"), want)
+		}
+	}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("GET", "/pets/a%2Fb", nil))
+	if w.Code != 200 {
+		t.Errorf("an escaped slash in a value: %d %v", w.Code, w.Header())
+	}
+}

@@ -200,10 +200,12 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // through the group afterwards, after routing, so vane.Param already works
 // in it; calling it on a group that already has routes panics. Either way
 // the chain is composed once, never per request. Middleware runs in the
-// order added, outer routers' before inner ones'.
+// order added, outer routers' before inner ones'. On the root, Use panics
+// once the router has served a request.
 func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
 	if r.isRoot() {
 		m := r.mux
+		m.notServing("Use")
 		m.rootMws = append(m.rootMws, mw...)
 		if len(m.rootMws) > 0 { // without middleware, ServeHTTP calls dispatch directly
 			m.handler = chain(m.rootMws, http.HandlerFunc(m.dispatch))
@@ -227,13 +229,30 @@ func chain(mws []func(http.Handler) http.Handler, h http.Handler) http.Handler {
 }
 
 // NotFoundHandler sets the handler for requests that match no route. The
-// default answers 404 with an application/problem+json body.
-func (r *Router) NotFoundHandler(h http.Handler) { r.mux.notFound = h }
+// default answers 404 with an application/problem+json body. It panics
+// once the router has served a request.
+func (r *Router) NotFoundHandler(h http.Handler) {
+	r.mux.notServing("NotFoundHandler")
+	r.mux.notFound = h
+}
 
 // MethodNotAllowedHandler sets the handler for requests whose path matches
 // routes of other methods only; the Allow header is set before it runs.
-// The default answers 405 with an application/problem+json body.
-func (r *Router) MethodNotAllowedHandler(h http.Handler) { r.mux.notAllow = h }
+// The default answers 405 with an application/problem+json body. It
+// panics once the router has served a request.
+func (r *Router) MethodNotAllowedHandler(h http.Handler) {
+	r.mux.notServing("MethodNotAllowedHandler")
+	r.mux.notAllow = h
+}
+
+// notServing panics if the router has served a request: what call
+// changes is read by every request without a lock, so it is set up
+// before serving, as with net/http.Server's fields.
+func (m *mux) notServing(call string) {
+	if m.flat.Load() != nil {
+		panic("vane: " + call + " on the root router after it started serving; set it up before the first request")
+	}
+}
 
 // Handle registers h for requests with the given method (any token) and a
 // path matching pattern, under the router's group prefix and middleware. It

@@ -92,14 +92,7 @@ func TestMatchPriority(t *testing.T) {
 		{"/caf%C3%A9/na%C3%AFve", "/café/{name} name=naïve"},
 		{"/v/1/2/3/4/5", "/v/{a}/{b}/{c}/{d}/{e} a=1 b=2 c=3 d=4 e=5"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			w := do(r, "GET", tt.path)
-			if w.Code != 200 || w.Body.String() != tt.want {
-				t.Errorf("GET %s = %d %q, want 200 %q", tt.path, w.Code, w.Body.String(), tt.want)
-			}
-		})
-	}
+	expectRoutes(t, r, tests)
 }
 
 func TestNoMatch(t *testing.T) {
@@ -128,14 +121,7 @@ func TestEscapedSlashStaysInSegment(t *testing.T) {
 		{"/files/%41%2F", "/files/{name} name=A/"},
 		{"/raw/a%2Fb/c", "/raw/{rest...} rest=a/b/c"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			w := do(r, "GET", tt.path)
-			if w.Code != 200 || w.Body.String() != tt.want {
-				t.Errorf("GET %s = %d %q, want %q", tt.path, w.Code, w.Body.String(), tt.want)
-			}
-		})
-	}
+	expectRoutes(t, r, tests)
 	// An escaped slash never splits a segment, so it cannot match two literal segments.
 	if w := do(r, "GET", "/lit/a%2Fb"); w.Code != 404 {
 		t.Errorf("GET /lit/a%%2Fb = %d, want 404", w.Code)
@@ -534,5 +520,43 @@ func TestUncleanParameterValuesRedirect(t *testing.T) {
 		if w := do(r, "GET", ok); w.Code != 200 {
 			t.Errorf("GET %s = %d, want 200", ok, w.Code)
 		}
+	}
+}
+
+// The root's middleware and fallback handlers are set up before serving:
+// changing them after the first request panics, rather than racing with
+// the requests that read them.
+func TestSetupAfterServingPanics(t *testing.T) {
+	r := New()
+	r.Get("/a", func(w http.ResponseWriter, req *http.Request) {})
+	r.Use(func(next http.Handler) http.Handler { return next }) // before serving: fine
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/a", nil))
+	for name, call := range map[string]func(){
+		"Use":                     func() { r.Use(func(next http.Handler) http.Handler { return next }) },
+		"NotFoundHandler":         func() { r.NotFoundHandler(http.NotFoundHandler()) },
+		"MethodNotAllowedHandler": func() { r.MethodNotAllowedHandler(http.NotFoundHandler()) },
+	} {
+		func() {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, name+" on the root router after it started serving") {
+					t.Errorf("%s after serving: panic %q", name, msg)
+				}
+			}()
+			call()
+		}()
+	}
+}
+
+// expectRoutes checks that a GET of each path is answered 200 with the
+// echo handler's body: the pattern and the parameters it matched.
+func expectRoutes(t *testing.T, r *Router, tests []struct{ path, want string }) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			w := do(r, "GET", tt.path)
+			if w.Code != 200 || w.Body.String() != tt.want {
+				t.Errorf("GET %s = %d %q, want 200 %q", tt.path, w.Code, w.Body.String(), tt.want)
+			}
+		})
 	}
 }

@@ -118,6 +118,23 @@ func (r *Registry) Names() []string {
 	return append(out, r.variantOrder...)
 }
 
+// Define adds s as a component schema that no Go type derives, under
+// name, and returns a new $ref to it. It fails when name is taken by a
+// schema already registered; a type registered later under the same
+// name is hidden by s.
+func (r *Registry) Define(name string, s *Schema) (*Schema, error) {
+	if _, taken := r.schemas[name]; taken {
+		return nil, fmt.Errorf("schema: the component name %q is taken", name)
+	}
+	if r.variants == nil {
+		r.variants, r.variantType = map[string]*Schema{}, map[string]reflect.Type{}
+	}
+	r.variants[name] = s
+	r.variantOrder = append(r.variantOrder, name)
+	r.schemas[name] = s
+	return &Schema{Ref: r.Prefix + name}, nil
+}
+
 // Type returns the Go type registered under name, or nil.
 func (r *Registry) Type(name string) reflect.Type {
 	if t, ok := r.variantType[name]; ok {

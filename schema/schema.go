@@ -102,11 +102,22 @@ type Schema struct {
 	OneOf []*Schema `json:"oneOf,omitempty"`
 	Not   *Schema   `json:"not,omitempty"`
 
+	// Discriminator is OpenAPI's: which member of an instance names the
+	// branch of a oneOf or anyOf of $refs it matches.
+	Discriminator *Discriminator `json:"discriminator,omitempty"`
+
 	// Extensions are extra keywords (OpenAPI "x-…" extensions, for one),
 	// marshalled after the others.
 	Extensions map[string]any `json:"-"`
 
 	derived bool // derived from a Go struct type by a Registry
+}
+
+// Discriminator is an OpenAPI discriminator object: the member whose
+// value names the branch, and each value's $ref.
+type Discriminator struct {
+	PropertyName string            `json:"propertyName"`
+	Mapping      map[string]string `json:"mapping,omitempty"`
 }
 
 // plain has Schema's fields without its methods, so that MarshalJSON can

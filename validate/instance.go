@@ -3,9 +3,12 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,57 +31,73 @@ type instanceSchema struct {
 	patterns map[string]*regexp.Regexp
 }
 
+// errFound ends a walkSchemas early without an error.
+var errFound = errors.New("found")
+
+// walkSchemas calls visit once for s and for every schema it reaches: its
+// $ref's target, items, additionalProperties, not, allOf, anyOf, oneOf and
+// properties (in name order), each with its location below loc ("[]" for
+// items, ".name" for a property; a target, combinator or not keeps its
+// schema's). It returns the first error visit returns, except errFound,
+// which ends the walk with nil.
+func walkSchemas(reg *schema.Registry, s *schema.Schema, loc string, visit func(s *schema.Schema, loc string) error) error {
+	seen := map[*schema.Schema]bool{}
+	var walk func(s *schema.Schema, loc string) error
+	walk = func(s *schema.Schema, loc string) error {
+		if s == nil || seen[s] {
+			return nil
+		}
+		seen[s] = true
+		if err := visit(s, loc); err != nil {
+			return err
+		}
+		if s.Ref != "" {
+			if r := reg.Resolve(s); r != s {
+				if err := walk(r, loc); err != nil {
+					return err
+				}
+			}
+		}
+		if err := walk(s.Items, loc+"[]"); err != nil {
+			return err
+		}
+		for _, sub := range append(append(append([]*schema.Schema{s.AdditionalProperties, s.Not}, s.AllOf...), s.AnyOf...), s.OneOf...) {
+			if err := walk(sub, loc); err != nil {
+				return err
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			if err := walk(s.Properties[name], loc+"."+name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(s, loc); err != errFound {
+		return err
+	}
+	return nil
+}
+
 // needsInstance reports whether s, or a schema it reaches, uses a keyword
 // only the instance evaluator enforces.
 func needsInstance(reg *schema.Registry, s *schema.Schema) bool {
-	seen := map[*schema.Schema]bool{}
-	var walk func(s *schema.Schema) bool
-	walk = func(s *schema.Schema) bool {
-		if s == nil || seen[s] {
-			return false
-		}
-		seen[s] = true
-		if s.Ref != "" {
-			if r := reg.Resolve(s); r != nil && r != s && walk(r) {
-				return true
-			}
-		}
+	found := false
+	walkSchemas(reg, s, "", func(s *schema.Schema, _ string) error { //nolint:errcheck // visit fails only with errFound
 		if len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 || s.Not != nil || s.Const != nil || len(s.DependentRequired) > 0 {
-			return true
+			found = true
+			return errFound
 		}
-		if walk(s.Items) || walk(s.AdditionalProperties) {
-			return true
-		}
-		for _, p := range s.Properties {
-			if walk(p) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(s)
+		return nil
+	})
+	return found
 }
 
 // compileInstance prepares the evaluation of s: every pattern it reaches is
 // compiled now, and one that Go's RE2 syntax refuses is an error.
 func compileInstance(reg *schema.Registry, s *schema.Schema) (*instanceSchema, error) {
 	is := &instanceSchema{reg: reg, root: s, patterns: map[string]*regexp.Regexp{}}
-	seen := map[*schema.Schema]bool{}
-	var walk func(s *schema.Schema) error
-	walk = func(s *schema.Schema) error {
-		if s == nil || seen[s] {
-			return nil
-		}
-		seen[s] = true
-		if s.Ref != "" {
-			r := reg.Resolve(s)
-			if r == nil {
-				return fmt.Errorf("unknown $ref %q", s.Ref)
-			}
-			if err := walk(r); err != nil {
-				return err
-			}
-		}
+	return is, walkSchemas(reg, s, "", func(s *schema.Schema, _ string) error {
 		if s.Pattern != "" && is.patterns[s.Pattern] == nil {
 			re, err := regexp.Compile(s.Pattern)
 			if err != nil {
@@ -86,21 +105,8 @@ func compileInstance(reg *schema.Registry, s *schema.Schema) (*instanceSchema, e
 			}
 			is.patterns[s.Pattern] = re
 		}
-		subs := []*schema.Schema{s.Items, s.AdditionalProperties, s.Not}
-		subs = append(subs, s.AllOf...)
-		subs = append(subs, s.AnyOf...)
-		subs = append(subs, s.OneOf...)
-		for _, p := range s.Properties {
-			subs = append(subs, p)
-		}
-		for _, sub := range subs {
-			if err := walk(sub); err != nil {
-				return err
-			}
-		}
 		return nil
-	}
-	return is, walk(s)
+	})
 }
 
 // validate decodes raw and evaluates it, adding a failure per location to c
@@ -487,48 +493,24 @@ func equalJSON(schemaValue, instance any) bool {
 // checkDefaults evaluates every default that s reaches against the schema
 // that documents it, and returns the first that breaks its own rules.
 func checkDefaults(reg *schema.Registry, s *schema.Schema) error {
-	seen := map[*schema.Schema]bool{}
-	var walk func(s *schema.Schema, loc string) error
-	walk = func(s *schema.Schema, loc string) error {
-		if s == nil || seen[s] {
+	return walkSchemas(reg, s, "body", func(s *schema.Schema, loc string) error {
+		if s.Default == nil {
 			return nil
 		}
-		seen[s] = true
-		if s.Ref != "" {
-			if err := walk(reg.Resolve(s), loc); err != nil {
-				return err
-			}
-		}
-		if s.Default != nil {
-			is, err := compileInstance(reg, s)
-			if err != nil {
-				return err
-			}
-			raw, err := json.Marshal(s.Default)
-			if err != nil {
-				return fmt.Errorf("%s: default %v: %w", loc, s.Default, err)
-			}
-			c := &collector{loc: problem.Location(loc)}
-			if !is.validate(raw, c) && len(c.errs) > 0 {
-				return fmt.Errorf("%s: the default %s breaks its own rules: %s", loc, raw, c.errs[0].Message)
-			}
-		}
-		if err := walk(s.Items, loc+"[]"); err != nil {
+		is, err := compileInstance(reg, s)
+		if err != nil {
 			return err
 		}
-		names := make([]string, 0, len(s.Properties))
-		for name := range s.Properties {
-			names = append(names, name)
+		raw, err := json.Marshal(s.Default)
+		if err != nil {
+			return fmt.Errorf("%s: default %v: %w", loc, s.Default, err)
 		}
-		sort.Strings(names)
-		for _, name := range names {
-			if err := walk(s.Properties[name], loc+"."+name); err != nil {
-				return err
-			}
+		c := &collector{loc: problem.Location(loc)}
+		if !is.validate(raw, c) && len(c.errs) > 0 {
+			return fmt.Errorf("%s: the default %s breaks its own rules: %s", loc, raw, c.errs[0].Message)
 		}
 		return nil
-	}
-	return walk(s, "body")
+	})
 }
 
 // Instance evaluates the JSON document raw against s, whose $refs point
@@ -548,4 +530,28 @@ func Instance(reg *schema.Registry, s *schema.Schema, raw []byte, root string) (
 	c := &collector{loc: problem.Location(root)}
 	is.validate(raw, c)
 	return c.errs, nil
+}
+
+// InstanceValidator evaluates JSON documents against one schema, compiled
+// once: for request bodies whose schema no Go type derives (a merge
+// patch's, say).
+type InstanceValidator struct {
+	is *instanceSchema
+}
+
+// NewInstanceValidator compiles s, whose $refs point into reg.
+func NewInstanceValidator(reg *schema.Registry, s *schema.Schema) (*InstanceValidator, error) {
+	is, err := compileInstance(reg, s)
+	if err != nil {
+		return nil, err
+	}
+	return &InstanceValidator{is: is}, nil
+}
+
+// Validate returns every failure of the JSON document raw, with locations
+// under root ("body"); raw must be well-formed JSON.
+func (v *InstanceValidator) Validate(raw []byte, root string) []problem.FieldError {
+	c := &collector{loc: problem.Location(root)}
+	v.is.validate(raw, c)
+	return c.errs
 }

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
@@ -15,47 +14,20 @@ import (
 // parse) are replaced too, through Messages.
 const MessageTag = "message"
 
-// messagesOf returns the messages of the fields of an input type, keyed by
-// location with item indexes left out (body.lines.name).
-func messagesOf(t reflect.Type) map[string]string {
-	out := map[string]string{}
-	for _, sf := range operation.InputFields(t) {
-		if !sf.IsExported() {
-			continue
-		}
-		loc := ""
-		if in, name, ok := operation.Source(sf.Tag); ok {
-			loc = in + "." + name
-		} else if sf.Name == "Body" {
-			loc = "body"
-		} else {
-			continue
-		}
-		if m, ok := sf.Tag.Lookup(MessageTag); ok {
-			out[loc] = m
-		}
-		if loc == "body" {
-			if operation.IsForm(sf.Type) {
-				for i := 0; i < sf.Type.NumField(); i++ {
-					f := sf.Type.Field(i)
-					if name, ok := f.Tag.Lookup("form"); ok {
-						if m, ok := f.Tag.Lookup(MessageTag); ok {
-							out["body."+name] = m
-						}
-					}
-				}
-				continue
-			}
-			walkMessages(sf.Type, "body", out, map[reflect.Type]bool{})
-		}
+// messageTags are the messages of an input's message tags, by location
+// with item indexes left out (body.lines.name).
+type messageTags map[string]string
+
+// tag records the message of tag, if it has one, for loc.
+func (m messageTags) tag(tag reflect.StructTag, loc string) {
+	if msg, ok := tag.Lookup(MessageTag); ok {
+		m[loc] = msg
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
-func walkMessages(t reflect.Type, loc string, out map[string]string, seen map[reflect.Type]bool) {
+// walkMessages records the message tags of the fields of the JSON body
+// type t at loc, at any depth.
+func walkMessages(t reflect.Type, loc string, out messageTags, seen map[reflect.Type]bool) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 		t = t.Elem()
 	}
@@ -66,9 +38,7 @@ func walkMessages(t reflect.Type, loc string, out map[string]string, seen map[re
 	defer delete(seen, t)
 	for _, f := range schema.Fields(t) {
 		at := loc + "." + f.Name
-		if m, ok := f.Struct.Tag.Lookup(MessageTag); ok {
-			out[at] = m
-		}
+		out.tag(f.Struct.Tag, at)
 		walkMessages(f.Type, at, out, seen)
 	}
 }

@@ -45,17 +45,17 @@ var checkerType = reflect.TypeFor[Checker]()
 // Validator validates values of one type.
 type Validator struct {
 	typ      reflect.Type
-	ptrType  reflect.Type      // *T, to check Validate's argument
-	root     *structNode       // nil when there is nothing to check
-	body     *scanNode         // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
-	bodyNul  string            // the failure of a null JSON body; "" when the body's schema allows null
-	scan     bool              // the raw JSON body is scanned: body != nil or bodyNul != ""
-	inst     *instanceSchema   // the whole body's evaluation, when its schema needs one; else nil
-	messages map[string]string // the message tags of an input's fields, by location without indexes
-	bodyLoc  string            // the location of the raw JSON body's root ("body")
-	bodyOff  uintptr           // where the decoded body lies in the value
-	bodyPtr  int               // pointers to follow from there to what body describes
-	checker  bool              // *T implements Checker
+	ptrType  reflect.Type    // *T, to check Validate's argument
+	root     *structNode     // nil when there is nothing to check
+	body     *scanNode       // required-property and null scanner for the raw JSON body; nil when nothing to scan inside
+	bodyNul  string          // the failure of a null JSON body; "" when the body's schema allows null
+	scan     bool            // the raw JSON body is scanned: body != nil or bodyNul != ""
+	inst     *instanceSchema // the whole body's evaluation, when its schema needs one; else nil
+	messages messageTags     // the message tags of an input's fields, by location without indexes
+	bodyLoc  string          // the location of the raw JSON body's root ("body")
+	bodyOff  uintptr         // where the decoded body lies in the value
+	bodyPtr  int             // pointers to follow from there to what body describes
+	checker  bool            // *T implements Checker
 }
 
 // Compile returns a validator for values of type t, a body type: locations
@@ -104,6 +104,7 @@ func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, er
 	v := &Validator{typ: t, bodyLoc: "body"}
 	nparam := 0
 	var form *reflect.StructField // a form Body: its fields follow the parameters'
+	messages := messageTags{}     // by location, from the message tags (see MessageTag)
 	for _, sf := range operation.InputFields(t) {
 		if !sf.IsExported() {
 			continue
@@ -113,11 +114,15 @@ func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, er
 			loc = in + "." + name
 		}
 		if sf.Name == "Body" && loc == "" {
+			loc = "body"
+			messages.tag(sf.Tag, loc)
 			if operation.IsForm(sf.Type) {
 				form = &sf
 				continue
 			}
-			loc = "body"
+			walkMessages(sf.Type, loc, messages, map[reflect.Type]bool{})
+		} else if loc != "" {
+			messages.tag(sf.Tag, loc)
 		}
 		if loc == "" {
 			continue
@@ -150,6 +155,13 @@ func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, er
 		}
 	}
 	if form != nil {
+		for i := 0; i < form.Type.NumField(); i++ {
+			if f := form.Type.Field(i); f.IsExported() {
+				if name, ok := f.Tag.Lookup("form"); ok {
+					messages.tag(f.Tag, "body."+name)
+				}
+			}
+		}
 		fields, err := c.form(form.Type, form.Offset, nparam)
 		if err != nil {
 			return nil, fmt.Errorf("validate: %v.%s: %w", t, form.Name, err)
@@ -160,7 +172,9 @@ func InputFor(t reflect.Type, reg *schema.Registry, closed bool) (*Validator, er
 		s.root = true
 		v.root = s
 	}
-	v.messages = messagesOf(t)
+	if len(messages) > 0 {
+		v.messages = messages
+	}
 	return v.finish()
 }
 

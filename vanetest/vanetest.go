@@ -42,12 +42,109 @@ import (
 // API sends requests to a router and checks its answers against the
 // router's operations. It is safe for use by one test at a time.
 type API struct {
-	t testing.TB
-	r *vane.Router
+	t        testing.TB
+	r        *vane.Router
+	explicit bool
 }
 
+// An Option adjusts what an API checks.
+type Option func(*API)
+
+// ExplicitStatuses makes the API require that every status a typed
+// operation answers is listed by its number in the operation's document:
+// an error status that only the document's "default" response covers
+// fails the test. Strict generators (ogen) map each listed status to a
+// type, and "default" to none in particular.
+func ExplicitStatuses() Option { return func(a *API) { a.explicit = true } }
+
 // New returns an API for r that reports to t.
-func New(t testing.TB, r *vane.Router) *API { return &API{t: t, r: r} }
+func New(t testing.TB, r *vane.Router, opts ...Option) *API {
+	a := &API{t: t, r: r}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// Handler returns the router as an http.Handler whose answers to typed
+// operations are checked as Serve checks them, for tests that serve it
+// over real HTTP (httptest.NewServer). Responses pass through as they are
+// written, flushes included (event streams); JSON bodies up to 1 MiB are
+// kept to be checked. Failures are reported to the API's test with
+// Errorf, from the server's goroutines.
+func (a *API) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var raw []byte
+		if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); req.Body != nil && isJSON(mt) {
+			b, err := io.ReadAll(io.LimitReader(req.Body, maxKept+1))
+			if err == nil && len(b) <= maxKept {
+				raw = b
+			}
+			req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), req.Body))
+		}
+		tw := &teeWriter{ResponseWriter: w}
+		a.r.ServeHTTP(tw, req)
+		d := a.operation(req)
+		if d == nil {
+			return
+		}
+		rec := httptest.NewRecorder()
+		for k, v := range tw.Header() {
+			rec.Header()[k] = v
+		}
+		rec.Code = tw.status
+		if rec.Code == 0 {
+			rec.Code = http.StatusOK
+		}
+		if !tw.truncated && tw.Header().Get("Content-Encoding") == "" {
+			rec.Body = &tw.body // a compressed body is not checked
+		}
+		for _, e := range a.check(d, req, raw, rec) {
+			a.t.Errorf("vanetest: %s %s: %s", req.Method, req.URL.Path, e)
+		}
+	})
+}
+
+// maxKept is how much of a body Handler keeps to check.
+const maxKept = 1 << 20
+
+// teeWriter passes a response through and keeps its status and the start
+// of its body.
+type teeWriter struct {
+	http.ResponseWriter
+	status    int
+	body      bytes.Buffer
+	truncated bool
+}
+
+func (w *teeWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 200 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *teeWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if !w.truncated {
+		if w.body.Len()+len(b) > maxKept {
+			w.truncated = true
+			w.body.Reset()
+		} else {
+			w.body.Write(b)
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines).
+func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush flushes the response, for writers that need no controller.
+func (w *teeWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() } //nolint:errcheck
 
 // Response is a recorded response.
 type Response struct {
@@ -160,6 +257,9 @@ func (a *API) check(d *operation.Description, req *http.Request, raw []byte, w *
 			}
 		}
 	}
+	if doc == nil && w.Code >= 400 && a.explicit {
+		return append(out, fmt.Sprintf("status %d is covered only by the document's default response (%s)", w.Code, statuses(d)))
+	}
 	if doc == nil && w.Code >= 400 {
 		// The document's "default" response: a problem (package openapi
 		// adds it to every operation).
@@ -172,7 +272,7 @@ func (a *API) check(d *operation.Description, req *http.Request, raw []byte, w *
 		mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
 		var content *operation.Content
 		for i := range doc.Content {
-			if doc.Content[i].MediaType == mt {
+			if matchMedia(doc.Content[i].MediaType, mt) && (content == nil || content.MediaType != mt) {
 				content = &doc.Content[i]
 			}
 		}
@@ -192,8 +292,9 @@ func (a *API) check(d *operation.Description, req *http.Request, raw []byte, w *
 		}
 	}
 	if w.Code >= 200 && w.Code < 300 && raw != nil && d.RequestBody != nil {
+		sent, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		for _, c := range d.RequestBody.Content {
-			if isJSON(c.MediaType) && c.Schema != nil && json.Valid(raw) {
+			if c.MediaType == sent && isJSON(c.MediaType) && c.Schema != nil && json.Valid(raw) {
 				errs, _ := validate.Instance(d.Schemas, c.Schema, raw, "body")
 				for _, e := range errs {
 					out = append(out, fmt.Sprintf("answered %d to a body the document refuses: %s", w.Code, e.Error()))
@@ -211,6 +312,16 @@ func statuses(d *operation.Description) string {
 		s = append(s, fmt.Sprint(r.Status))
 	}
 	return "documented: " + strings.Join(s, ", ")
+}
+
+// matchMedia reports whether the media type mt is in the documented
+// range doc: itself, type/* or */*.
+func matchMedia(doc, mt string) bool {
+	if doc == mt || doc == "*/*" {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(doc, "/*")
+	return ok && strings.HasPrefix(mt, prefix+"/")
 }
 
 func isJSON(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }

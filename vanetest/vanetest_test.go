@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -90,5 +91,35 @@ func TestChecksAgainstTheDocument(t *testing.T) {
 	if len(rec.errs) != 2 || !strings.Contains(rec.errs[0], "response.name: expected length >= 1") ||
 		!strings.Contains(rec.errs[1], "status 202 is not documented") {
 		t.Errorf("undocumented answers: %q", rec.errs)
+	}
+}
+
+// With ExplicitStatuses, an answer whose status only the document's
+// default covers fails the test, also when the router is served over
+// real HTTP through Handler.
+func TestExplicitStatuses(t *testing.T) {
+	rec := &recorder{TB: t}
+	api := vanetest.New(rec, petRouter(false), vanetest.ExplicitStatuses())
+	api.Post("/pets", map[string]any{"name": "Rex"})
+	if len(rec.errs) != 0 {
+		t.Fatalf("a documented answer reported: %v", rec.errs)
+	}
+	api.Get("/pets/9") // 404, which only default covers
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "status 404 is covered only by the document's default") {
+		t.Fatalf("errors %q", rec.errs)
+	}
+	srv := httptest.NewServer(api.Handler())
+	defer srv.Close()
+	res, err := http.Post(srv.URL+"/pets", "application/json", strings.NewReader(`{"name":"Rex"}`))
+	if err != nil || res.StatusCode != 201 {
+		t.Fatalf("%v %v", res, err)
+	}
+	res.Body.Close()
+	if res, err = http.Get(srv.URL + "/pets/9"); err != nil || res.StatusCode != 404 {
+		t.Fatalf("%v %v", res, err)
+	}
+	res.Body.Close()
+	if len(rec.errs) != 2 || !strings.Contains(rec.errs[1], "status 404 is covered only") {
+		t.Errorf("through Handler: %q", rec.errs)
 	}
 }

@@ -22,13 +22,18 @@ const MediaType = "application/cbor"
 // refuses duplicate map keys. A time.Time is the RFC 3339 text JSON has
 // (nanoseconds kept, no tag), which is what the document's schema says
 // (a string of format date-time), not fxamacker's default of whole Unix
-// seconds.
+// seconds. A []byte is a byte string tagged 22 (RFC 8949 section
+// 3.4.5.2: expected to become base64 text in JSON), so that the CBOR
+// body agrees with the schema both encodings share, a string with
+// contentEncoding base64; a byte string, tagged or not, decodes into a
+// []byte.
 var Codec codec.Codec = cborCodec{}
 
 var (
 	encMode = must(func() (cbor.EncMode, error) {
 		opts := cbor.CoreDetEncOptions()
 		opts.Time, opts.TimeTag = cbor.TimeRFC3339Nano, cbor.EncTagNone
+		opts.ByteSliceLaterFormat = cbor.ByteSliceLaterFormatBase64
 		return opts.EncMode()
 	}())
 	decMode = must(cbor.DecOptions{DupMapKey: cbor.DupMapKeyEnforcedAPF}.DecMode())

@@ -2,6 +2,7 @@ package cbor_test
 
 import (
 	"context"
+	"encoding/hex"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -86,5 +87,29 @@ func TestTimeIsRFC3339Text(t *testing.T) {
 	var back event
 	if err := cbor.Codec.Unmarshal(b, &back); err != nil || !back.At.Equal(at) {
 		t.Errorf("round trip %v %v", back.At, err)
+	}
+}
+
+// A []byte is sent as a byte string tagged 22 (base64 when converted to
+// JSON, as the shared schema says), and both it and a plain byte string
+// decode back into a []byte.
+func TestBytesAgreeWithTheSchema(t *testing.T) {
+	type photo struct {
+		Data []byte `json:"data"`
+	}
+	b, err := cbor.Codec.Marshal(photo{Data: []byte{1, 2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a1 (map of 1), 64 "data", d6 (tag 22), 43 01 02 03 (byte string of 3)
+	if want := "a16464617461d643010203"; hex.EncodeToString(b) != want {
+		t.Errorf("encoded %x, want %s", b, want)
+	}
+	for _, in := range []string{"a16464617461d643010203", "a1646461746143010203"} {
+		raw, _ := hex.DecodeString(in)
+		var p photo
+		if err := cbor.Codec.Unmarshal(raw, &p); err != nil || len(p.Data) != 3 || p.Data[2] != 3 {
+			t.Errorf("decoding %s: %v %v", in, p, err)
+		}
 	}
 }

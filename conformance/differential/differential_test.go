@@ -70,7 +70,7 @@ func TestDifferential(t *testing.T) {
 	}
 	if !testing.Short() && os.Getenv("VANE_DIFFERENTIAL_NO_EXAMPLE") == "" {
 		svc := examplerun.Start(t, examplerun.Options{})
-		docJSON := httpGet(t, svc.URL+"/openapi.json")
+		docJSON := examplerun.Get(t, svc.URL+"/openapi.json")
 		targets = append(targets, targetsOf(t, "petstore", docJSON, func(method, path string, body []byte) int {
 			req, _ := http.NewRequest(method, svc.URL+path, bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
@@ -205,19 +205,6 @@ func serveGet(t *testing.T, h http.Handler, path string) []byte {
 		t.Fatalf("GET %s: %d", path, w.Code)
 	}
 	return w.Body.Bytes()
-}
-
-func httpGet(t *testing.T, url string) []byte {
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
-	}
-	return b
 }
 
 // suiteFormats returns, per format, the strings of the official

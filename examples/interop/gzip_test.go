@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzhttp"
 
@@ -120,5 +121,34 @@ func TestGzipFlushesStreamsWithVane(t *testing.T) {
 	line, err := bufio.NewReader(zr).ReadString('\n')
 	if err != nil || line != "data: 0\n" {
 		t.Errorf("first event %q, %v", line, err)
+	}
+}
+
+type heartbeatOnly struct{}
+
+// A vane event stream behind gzhttp, asked for by a browser's EventSource
+// (which sends Accept-Encoding: gzip), has its headers at once: the
+// stream opens with a flushed comment line, so the client does not wait
+// for the first heartbeat.
+func TestGzipEventStreamOpensAtOnce(t *testing.T) {
+	r := vane.New()
+	r.Use(func(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) })
+	vane.Stream(r, "/stream", map[string]any{"tick": heartbeatOnly{}}, func(ctx context.Context, _ *struct{}, send vane.Sender) error {
+		<-ctx.Done()
+		return nil
+	}) // the default heartbeat: 15 s
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/stream", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 3 * time.Second}
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("no headers after %v: %v", time.Since(start), err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || time.Since(start) > 2*time.Second {
+		t.Errorf("%d after %v", res.StatusCode, time.Since(start))
 	}
 }

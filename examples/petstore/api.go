@@ -17,7 +17,6 @@ import (
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/openapi"
 	"github.com/vane-http/vane/problem"
-	"github.com/vane-http/vane/schema"
 )
 
 // api holds what the handlers need. Each handler is a plain function from a
@@ -30,8 +29,9 @@ type api struct {
 	tokens map[string]string
 }
 
-// registerAPI registers the service's operations on r.
-func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
+// registerAPI registers the service's operations on r, and returns the
+// api (whose serveEvents is GET /pets/events, registered apart).
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *api {
 	a := &api{router: r, store: store, tokens: tokens}
 
 	// Reading is open to everyone.
@@ -50,13 +50,21 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string) {
 		responds(404, "No pet has this ID."))
 	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured,
 		responds(404, "No pet has this ID."),
-		describe("A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional."))
+		describe("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
+			"(application/json-patch+json). It is applied to the pet as read and written only over that version: "+
+			"a change made in between is never lost. If-Match makes it conditional on the client's version."))
 	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
 		status(http.StatusNoContent), responds(404, "No pet has this ID."))
+	// A database that is down is a 503 with Retry-After (storeError), on
+	// every operation that reads or writes it.
+	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
+		Description: "The database is unavailable; retry after the Retry-After header's seconds.",
+		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
 		func(op *vane.Op) { op.Tags = []string{"account"} })
+	return a
 }
 
 // docsConfig is what the document says beyond the types: its title, and
@@ -81,15 +89,9 @@ func docsConfig() vane.DocsConfig {
 
 func photoIsAnImage(doc *openapi.Document) error {
 	item := doc.Paths["/pets/{id}/photo"]
-	if item == nil || item.Get == nil || item.Get.Responses["200"] == nil {
-		return errors.New("no GET /pets/{id}/photo 200 response to describe")
-	}
-	item.Get.Responses["200"].Content = map[string]*openapi.MediaType{
-		"image/*": {Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "image/*"}},
-	}
 	// The upload's photo part must say it is one of the image types
 	// uploadPhoto accepts.
-	if item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Content["multipart/form-data"] == nil {
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Content["multipart/form-data"] == nil {
 		return errors.New("no POST /pets/{id}/photo multipart body to describe")
 	}
 	item.Post.RequestBody.Content["multipart/form-data"].Encoding = map[string]*openapi.Encoding{
@@ -168,7 +170,7 @@ type ListPets struct {
 	Species string   `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string   `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
 	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
-	Q       string   `query:"q" maxLength:"80" doc:"Only pets whose name contains this, ignoring case."`
+	Q       string   `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, ignoring case (no control characters)."`
 }
 
 // Page is one page of a list. It is generic: the document names
@@ -185,7 +187,7 @@ func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
 	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
 	items, total, err := a.store.List(ctx, f, in.Offset, in.Limit)
 	if err != nil {
-		return nil, err // a 500; the cause is logged, not shown
+		return nil, storeError(err, 0) // a 503 when the database is down, else a 500 whose cause is logged
 	}
 	page := &Page[Pet]{Items: items, Total: total, Offset: in.Offset, Limit: in.Limit}
 	if next := in.Offset + len(items); next < total {
@@ -227,14 +229,9 @@ func versioned(p Pet) *PetVersion {
 	return &PetVersion{ETag: etag(p), LastModified: p.UpdatedAt, Body: p}
 }
 
-// etag is a pet's entity tag, a strong one: its row version, quoted. The
-// version grows with every change, so the tag names one state of the pet,
-// and a conditional write compares the version in its UPDATE's WHERE.
-func etag(p Pet) string { return `"` + strconv.FormatInt(p.Version, 10) + `"` }
-
-// version is p's version, for preconditions.
-func version(p Pet) vane.Version {
-	return vane.Version{ETag: etag(p), LastModified: p.UpdatedAt, Exists: true}
+// etag is a pet's entity tag: its version, which every write moves on.
+func etag(p Pet) string {
+	return `"` + strconv.FormatInt(p.Version, 10) + `"`
 }
 
 func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
@@ -261,7 +258,7 @@ type Created struct {
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
 	p, err := a.store.Create(ctx, in.Body)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, storeError(err, 0)
 	}
 	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
 }
@@ -274,58 +271,57 @@ type UpdatePet struct {
 	Body PetInput
 }
 
-// updatePet replaces the pet as a compare-and-swap: Write reads the
-// pet's version, checks the preconditions against it (412 if they fail),
-// and UpdateIf writes only if the pet is still at that version; if another
-// write came first, Write reads and checks again. Without preconditions
-// too, so that the body replaces the version the checks passed on. A
-// merge patch (PATCH) is this handler with the GET's ETag as If-Match.
 func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error) {
-	var cur, updated Pet
-	err := conditionalWrite(ctx, &in.Conditional,
-		func(ctx context.Context) (vane.Version, error) {
-			p, err := a.store.Get(ctx, in.ID)
-			if err != nil {
-				return vane.Version{}, storeError(err, in.ID)
-			}
-			cur = p
-			return version(p), nil
-		},
-		func(ctx context.Context, _ vane.Version) (bool, error) {
-			p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
-			updated = p
-			return ok, dbError(err)
-		})
+	var cur, next Pet
+	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
+		return a.version(ctx, in.ID, &cur)
+	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+		// UPDATE … WHERE id = $1 AND version = $2: false when another
+		// write came between, and Write reads again.
+		p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+		next = p
+		return ok, storeError(err, in.ID)
+	})
 	if err != nil {
-		return nil, err
+		return nil, err // 404, 412 (nothing changed), 409, 503
 	}
-	return versioned(updated), nil
+	return versioned(next), nil
 }
 
-// DeletePet is the input of DELETE /pets/{id}: If-Match makes the delete
-// conditional on the pet's version.
+// version reads the pet with id into cur and returns its version for
+// Conditional.Write: Exists false when there is no such pet, so that an
+// If-Match fails with 412 (RFC 9110 section 13.1.1), and the write, which
+// finds no row, answers 404 when there is no precondition.
+func (a *api) version(ctx context.Context, id int64, cur *Pet) (vane.Version, error) {
+	p, err := a.store.Get(ctx, id)
+	switch {
+	case errors.Is(err, errNotFound):
+		*cur = Pet{}
+		return vane.Version{}, nil
+	case err != nil:
+		return vane.Version{}, storeError(err, id)
+	}
+	*cur = p
+	return vane.Version{ETag: etag(p), LastModified: p.UpdatedAt, Exists: true}, nil
+}
+
+// DeletePet is the input of DELETE /pets/{id}: If-Match makes it
+// conditional on the client's version.
 type DeletePet struct {
 	vane.Conditional
 	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
 // deletePet returns no output: a nil output with a nil error is 204 No
-// Content. It deletes as updatePet writes, with a compare-and-swap.
+// Content.
 func (a *api) deletePet(ctx context.Context, in *DeletePet) (*struct{}, error) {
 	var cur Pet
-	err := conditionalWrite(ctx, &in.Conditional,
-		func(ctx context.Context) (vane.Version, error) {
-			p, err := a.store.Get(ctx, in.ID)
-			if err != nil {
-				return vane.Version{}, storeError(err, in.ID)
-			}
-			cur = p
-			return version(p), nil
-		},
-		func(ctx context.Context, _ vane.Version) (bool, error) {
-			ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
-			return ok, dbError(err)
-		})
+	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
+		return a.version(ctx, in.ID, &cur)
+	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+		ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
+		return ok, storeError(err, in.ID)
+	})
 	return nil, err
 }
 
@@ -373,11 +369,12 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 }
 
 // PhotoFile is a binary response: a []byte Body is written as it is, with
-// the Content-Type its header field gives.
+// the Content-Type its header field gives; its mediaType tag documents
+// the types it may have.
 type PhotoFile struct {
 	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
-	Body         []byte
+	Body         []byte `mediaType:"image/*" doc:"The photo, in the type it was uploaded in."`
 }
 
 func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
@@ -386,7 +383,7 @@ func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
-		return nil, dbError(err)
+		return nil, storeError(err, in.ID)
 	}
 	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
 }
@@ -437,24 +434,31 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// bearerToken returns the token of an Authorization field value of the
-// Bearer scheme: the scheme's name in any case, one or more spaces, then
-// the token (RFC 9110 section 11.4, RFC 6750 section 2.1).
+// bearerToken returns the token of an Authorization header of the Bearer
+// scheme: the scheme's name in any case, then one or more spaces (RFC
+// 9110 section 11.1's 1*SP), then the token.
 func bearerToken(h string) (string, bool) {
-	scheme, token, ok := strings.Cut(h, " ")
-	token = strings.TrimLeft(token, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.Contains(token, " ") {
+	scheme, rest, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
 	}
-	return token, true
+	token := strings.TrimLeft(rest, " ")
+	return token, token != ""
 }
 
 // storeError is the error for a failed store call on pet id: a 404 for an
 // unknown pet (vane.NotFound makes a problem response whose detail the
-// client sees), else dbError's.
+// client sees), a 503 with Retry-After when the database is unavailable
+// (down, unreachable, restarting, locked), else the error itself, a 500
+// whose cause is logged, not shown. nil stays nil.
 func storeError(err error, id int64) error {
-	if errors.Is(err, errNotFound) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errNotFound):
 		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
+	case unavailable(err):
+		return vane.Unavailable(2*time.Second, "the database is unavailable; retry shortly")
 	}
-	return dbError(err)
+	return err
 }

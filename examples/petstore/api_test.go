@@ -16,6 +16,7 @@ import (
 
 	"github.com/vane-http/vane/internal/browsertest"
 	"github.com/vane-http/vane/internal/oasvalidate"
+	"github.com/vane-http/vane/vanetest"
 )
 
 const testToken = "test-token"
@@ -31,7 +32,9 @@ type client struct {
 func startService(t *testing.T, db testDB) *client {
 	t.Helper()
 	h := newService(db.freshStore(t), map[string]string{testToken: "tester"}, options{timeout: 10 * time.Second})
-	srv := httptest.NewServer(h)
+	// Every answer of a typed operation is checked against the document,
+	// its status listed there by number.
+	srv := httptest.NewServer(vanetest.New(t, h, vanetest.ExplicitStatuses()).Handler())
 	t.Cleanup(srv.Close)
 	return &client{t, srv.URL}
 }
@@ -371,7 +374,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("%d operations documented, want %d", n, len(want))
 	}
 	var cmdYAML, cmdJSON bytes.Buffer
-	r := newService(nil, nil, options{})
+	r := newService(nil, nil, options{timeout: time.Second}) // as served: the API behind Timeout
 	if err := writeOpenAPI(&cmdYAML, r, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -82,10 +82,10 @@ func OpenPostgres(ctx context.Context, url string, logger *slog.Logger) (*Store,
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(10)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	// A connection the server has closed (a restart, pg_terminate_backend)
-	// fails its next use with driver.ErrBadConn, and database/sql dials a
-	// new one; a lifetime bounds how long the pool keeps connections to a
-	// server that a failover has replaced.
+	// A connection that broke (the server restarted) is discarded by
+	// database/sql on its next use (driver.ErrBadConn) and a new one
+	// dialled, so the pool recovers by itself; bounded lifetimes also
+	// move connections to a server that came back elsewhere.
 	db.SetConnMaxLifetime(30 * time.Minute)
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300)) // retry each second, 5 minutes
 	if err != nil {
@@ -95,19 +95,21 @@ func OpenPostgres(ctx context.Context, url string, logger *slog.Logger) (*Store,
 	return open(ctx, db, postgres, goose.DialectPostgres, locker, url, logger)
 }
 
-// open migrates db and returns a store on it, delivering events to its
-// streams (listening for them at listenURL, a PostgreSQL database's, if
-// not empty); db is closed on failure.
+// open migrates db and returns a store on it, with its event feed
+// (listening on listenURL, a PostgreSQL URL, if not empty); db is closed
+// on failure.
 func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, listenURL string, logger *slog.Logger) (*Store, error) {
 	if err := migrate(ctx, db, d, gd, locker, logger); err != nil {
 		db.Close()
 		return nil, err
 	}
 	s := &Store{db: db, d: d, now: time.Now}
-	if err := startHub(s, listenURL, logger); err != nil {
+	f, err := startFeed(s, listenURL, logger)
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	s.feed = f
 	return s, nil
 }
 

@@ -23,7 +23,7 @@ type PetCreated struct {
 	Pet Pet `json:"pet"`
 }
 
-// PetUpdated is sent when a pet is changed (PUT, PATCH or a photo upload).
+// PetUpdated is sent when a pet is changed (PUT, PATCH, a photo).
 type PetUpdated struct {
 	Pet Pet `json:"pet"`
 }
@@ -33,298 +33,271 @@ type PetDeleted struct {
 	ID int64 `json:"id"`
 }
 
-// StreamReset is sent first, before any other event, to a client whose
-// Last-Event-ID names an event the server no longer has (deleted by
-// retention) or never had: the events in between cannot be replayed, so
-// the client must read the pets again (GET /pets) rather than rely on the
-// stream for what it missed. The events after Oldest follow.
-type StreamReset struct {
-	Reason string `json:"reason" enum:"expired,unknown" doc:"expired: the events after Last-Event-ID were deleted by retention; unknown: no event ever had that id."`
-	Oldest int64  `json:"oldest" doc:"The id of the last event that can no longer be replayed; the stream resumes after it."`
+// EventsReset is sent first to a client whose Last-Event-ID is older than
+// the events the service keeps: it has missed changes, and should read
+// the pets again.
+type EventsReset struct {
+	Reason string `json:"reason" example:"events before 1234 are no longer kept"`
 }
+
+// eventTypes are the stream's events by name, as its document lists them.
+var eventTypes = map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}, "reset": EventsReset{}}
 
 // EventsInput is the input of GET /pets/events.
 type EventsInput struct {
-	LastEventID string `header:"Last-Event-ID" doc:"The id of the last event received, sent by a reconnecting client: the events after it are sent first, in order, then the new ones, with no gap and none twice. Events are kept 24 hours; a client further behind first gets a reset event."`
+	LastEventID string `header:"Last-Event-ID" pattern:"^[0-9]{1,18}$" doc:"The id of the last event received, sent by a reconnecting client: the events after it are sent first, in order, then the new ones. Events are kept for 24 hours, at most the newest 10,000; a client further behind gets a reset event first."`
 }
 
-// Event retention: events older than this are deleted, checked every
-// pruneEvery by each replica.
+// Event retention: what the service keeps for reconnecting clients.
 const (
-	eventRetention = 24 * time.Hour
-	pruneEvery     = time.Minute
+	eventsKept   = 10_000
+	eventsMaxAge = 24 * time.Hour
 )
 
-// A stream's buffer of live events: a client that falls this far behind is
-// disconnected (it reconnects with Last-Event-ID and replays) rather than
-// silently skipping events.
-const streamBuffer = 256
-
-// storedEvent is a row of the events table, its payload decoded.
+// storedEvent is a row of pet_events.
 type storedEvent struct {
-	id   int64
-	data any
+	ID      int64
+	Kind    string
+	Payload []byte
 }
 
-// eventTypes maps an event's kind, as stored, to its Go type.
-var eventTypes = map[string]func([]byte) (any, error){
-	"created": decodeEvent[PetCreated],
-	"updated": decodeEvent[PetUpdated],
-	"deleted": decodeEvent[PetDeleted],
-}
-
-func decodeEvent[T any](b []byte) (any, error) {
-	var v T
-	err := json.Unmarshal(b, &v)
-	return v, err
-}
-
-// addEvent inserts an event in tx, the transaction of the change it
-// reports. On PostgreSQL it first locks the events table (against other
-// writers only; readers go on) until the commit, so that events commit in
-// the order of their ids and a reader that has seen id N will never see a
-// lower id appear later; and pg_notify, delivered at the commit, wakes the
-// replicas' listeners.
-func (s *Store) addEvent(ctx context.Context, tx *sql.Tx, kind string, data any, now time.Time) error {
+// addEvent writes the event of a change in the change's transaction. On
+// PostgreSQL it first takes a transaction-scoped advisory lock, held to
+// the commit, so that event IDs are assigned in commit order (a reader
+// that has seen event N has seen all before it), and asks for a
+// notification, which PostgreSQL delivers to every listening replica when
+// the transaction commits.
+func (s *Store) addEvent(ctx context.Context, tx *sql.Tx, kind string, petID int64, data any) error {
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	if s.d.name == postgres.name {
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+	if s.d.name == "postgres" {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", eventsLock); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO events (kind, payload, created_at) VALUES ($1, $2, $3)",
-		kind, string(payload), now); err != nil {
-		return err
+	_, err = tx.ExecContext(ctx, "INSERT INTO pet_events (kind, pet_id, payload, created_at) VALUES ($1, $2, $3, $4)",
+		kind, petID, string(payload), s.now().UTC())
+	if err == nil && s.d.name == "postgres" {
+		_, err = tx.ExecContext(ctx, "SELECT pg_notify($1, '')", eventsChannel)
 	}
-	if s.d.name == postgres.name {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_notify('"+notifyChannel+"', '')"); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
-// notifyChannel is the PostgreSQL channel that carries a notification, with
-// no payload, for each committed change.
-const notifyChannel = "pet_events"
+// The PostgreSQL advisory lock that orders event IDs, and the channel of
+// the notifications.
+const (
+	eventsLock    = 0x70657473 // "pets"
+	eventsChannel = "pet_events"
+)
 
-// eventsAfter returns the events with an id above after, and at most through
-// (when through > 0), in id order, at most limit of them.
-func (s *Store) eventsAfter(ctx context.Context, after, through int64, limit int) ([]storedEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, payload FROM events
-		WHERE id > $1 AND ($2 = 0 OR id <= $2) ORDER BY id LIMIT $3`, after, through, limit)
+// EventsAfter returns up to limit events with IDs above after, in order.
+func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]storedEvent, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, kind, payload FROM pet_events WHERE id > $1 ORDER BY id LIMIT $2", after, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []storedEvent
 	for rows.Next() {
-		var id int64
-		var kind, payload string
-		if err := rows.Scan(&id, &kind, &payload); err != nil {
+		var e storedEvent
+		var payload string
+		if err := rows.Scan(&e.ID, &e.Kind, &payload); err != nil {
 			return nil, err
 		}
-		decode, ok := eventTypes[kind]
-		if !ok {
-			return nil, fmt.Errorf("event %d: unknown kind %q", id, kind)
-		}
-		v, err := decode([]byte(payload))
-		if err != nil {
-			return nil, fmt.Errorf("event %d: %w", id, err)
-		}
-		out = append(out, storedEvent{id: id, data: v})
+		e.Payload = []byte(payload)
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }
 
-// eventBounds returns the highest event id there is (0 if none ever was)
-// and the highest that retention has deleted.
-func (s *Store) eventBounds(ctx context.Context) (newest, pruned int64, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT
-		(SELECT through FROM events_pruned WHERE one = 1),
-		COALESCE((SELECT MAX(id) FROM events), 0)`).Scan(&pruned, &newest)
-	return max(newest, pruned), pruned, err
+// LastEventID returns the ID of the newest event, 0 for none.
+func (s *Store) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM pet_events").Scan(&id)
+	return id, err
 }
 
-// PruneEvents deletes the events created before cutoff and returns how
-// many it deleted.
-func (s *Store) PruneEvents(ctx context.Context, cutoff time.Time) (int64, error) {
-	var n int64
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var through sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT MAX(id) FROM events WHERE created_at < $1",
-			cutoff.UTC().Truncate(time.Second)).Scan(&through); err != nil || !through.Valid {
+// PrunedThrough returns the highest event ID that retention deleted: a
+// client whose last event is below it has missed events.
+func (s *Store) PrunedThrough(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, "SELECT through FROM pet_events_pruned WHERE one = 1").Scan(&id)
+	return id, err
+}
+
+// PruneEvents deletes the events beyond retention: all but the newest
+// keep, and those older than maxAge.
+func (s *Store) PruneEvents(ctx context.Context, keep int64, maxAge time.Duration) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var last int64
+		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM pet_events").Scan(&last); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "DELETE FROM events WHERE id <= $1", through.Int64)
+		var old sql.NullInt64
+		err := tx.QueryRowContext(ctx, "SELECT MAX(id) FROM pet_events WHERE created_at < $1", s.now().UTC().Add(-maxAge)).Scan(&old)
 		if err != nil {
 			return err
 		}
-		if n, err = res.RowsAffected(); err != nil {
+		through := max(last-keep, old.Int64)
+		if through <= 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM pet_events WHERE id <= $1", through); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE events_pruned SET through = $1 WHERE one = 1 AND through < $1", through.Int64)
+		_, err = tx.ExecContext(ctx, "UPDATE pet_events_pruned SET through = $1 WHERE one = 1 AND through < $1", through)
 		return err
 	})
-	return n, err
 }
 
-// hub hands the events table's new rows to this process's streams, in id
-// order. It reads them by id (WHERE id > the last it read) when woken: by
-// a commit in this process, by a PostgreSQL notification (a listener on
-// one connection of its own), or by a poll every second, so a missed
-// notification delays an event by a second at most and loses nothing.
-type hub struct {
-	s      *Store
+// feed reads new events from the database and hands each to every open
+// stream of this process. It reads when poked (a commit of this process,
+// a PostgreSQL notification from any replica) and every pollEvery besides,
+// so that a lost notification delays an event by at most that. A
+// subscriber whose buffer is full is dropped (its stream ends, and its
+// client reconnects with Last-Event-ID and is replayed what it missed)
+// rather than holding up the others or losing events silently.
+type feed struct {
+	store  *Store
+	listen string // a PostgreSQL URL to LISTEN on; "" for none (SQLite)
 	logger *slog.Logger
-	wakeC  chan struct{}
+
+	wake   chan struct{}
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 
 	mu   sync.Mutex
-	last int64 // the id of the last event handed to the subscribers
+	last int64 // the newest event handed out
 	subs map[*subscriber]struct{}
 }
 
-// subscriber is one stream's place in the hub. Its channel is closed when
-// it falls more than streamBuffer events behind.
+// subscriber is one stream's share of the feed.
 type subscriber struct {
-	c chan storedEvent
+	c chan storedEvent // closed when the subscriber is dropped
 }
 
-// startHub starts the hub of s: from the newest event on, plus, on
-// PostgreSQL, a listener on the database at url.
-func startHub(s *Store, url string, logger *slog.Logger) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &hub{s: s, logger: logger, wakeC: make(chan struct{}, 1), cancel: cancel, subs: map[*subscriber]struct{}{}}
-	newest, _, err := s.eventBounds(ctx)
+const (
+	pollEvery      = time.Second
+	subscriberSize = 256
+	readBatch      = 500
+)
+
+// startFeed starts the feed of s from its newest event on.
+func startFeed(s *Store, listenURL string, logger *slog.Logger) (*feed, error) {
+	last, err := s.LastEventID(context.Background())
 	if err != nil {
-		cancel()
-		return err
+		return nil, err
 	}
-	h.last = newest
-	s.hub = h
-	h.done.Add(1)
-	go h.run(ctx)
-	if url != "" {
-		h.done.Add(1)
-		go h.listen(ctx, url)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &feed{store: s, listen: listenURL, logger: logger, wake: make(chan struct{}, 1), cancel: cancel,
+		last: last, subs: map[*subscriber]struct{}{}}
+	f.done.Add(1)
+	go f.run(ctx)
+	if listenURL != "" {
+		f.done.Add(1)
+		go f.listenLoop(ctx)
 	}
-	return nil
+	return f, nil
 }
 
-// wake makes the hub read new events soon. It never blocks.
-func (h *hub) wake() {
-	if h == nil {
-		return
-	}
+func (f *feed) stop() {
+	f.cancel()
+	f.done.Wait()
+}
+
+// poke makes the feed read new events now.
+func (f *feed) poke() {
 	select {
-	case h.wakeC <- struct{}{}:
+	case f.wake <- struct{}{}:
 	default:
 	}
 }
 
-// stop ends the hub's goroutines and closes its streams.
-func (h *hub) stop() {
-	if h == nil {
-		return
-	}
-	h.cancel()
-	h.done.Wait()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for sub := range h.subs {
-		close(sub.c)
-		delete(h.subs, sub)
+// subscribe registers a subscriber and returns it with the ID of the
+// newest event handed out before it: it receives every event after that.
+func (f *feed) subscribe() (*subscriber, int64, func()) {
+	sub := &subscriber{c: make(chan storedEvent, subscriberSize)}
+	f.mu.Lock()
+	f.subs[sub] = struct{}{}
+	last := f.last
+	f.mu.Unlock()
+	return sub, last, func() {
+		f.mu.Lock()
+		if _, ok := f.subs[sub]; ok {
+			delete(f.subs, sub)
+			close(sub.c)
+		}
+		f.mu.Unlock()
 	}
 }
 
-func (h *hub) run(ctx context.Context) {
-	defer h.done.Done()
-	poll := time.NewTicker(time.Second)
-	defer poll.Stop()
-	prune := time.NewTicker(pruneEvery)
+func (f *feed) run(ctx context.Context) {
+	defer f.done.Done()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	prune := time.NewTicker(time.Minute)
 	defer prune.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-h.wakeC:
-		case <-poll.C:
+		case <-f.wake:
+		case <-tick.C:
 		case <-prune.C:
-			if _, err := h.s.PruneEvents(ctx, h.s.now().Add(-eventRetention)); err != nil && ctx.Err() == nil {
-				h.logger.Warn("pruning events", slog.Any("error", err))
+			if err := f.store.PruneEvents(ctx, eventsKept, eventsMaxAge); err != nil && ctx.Err() == nil {
+				f.logger.Warn("pruning events", "error", err)
 			}
 			continue
 		}
-		if err := h.fetch(ctx); err != nil && ctx.Err() == nil {
-			h.logger.Warn("reading events", slog.Any("error", err))
+		if err := f.read(ctx); err != nil && ctx.Err() == nil {
+			f.logger.Warn("reading events", "error", err) // the next tick tries again
 		}
 	}
 }
 
-// fetch reads the events after the last one delivered and hands them to
-// the subscribers.
-func (h *hub) fetch(ctx context.Context) error {
+// read hands out the events after the newest handed out.
+func (f *feed) read(ctx context.Context) error {
 	for {
-		h.mu.Lock()
-		last := h.last
-		h.mu.Unlock()
-		evs, err := h.s.eventsAfter(ctx, last, 0, 500)
-		if err != nil || len(evs) == 0 {
+		f.mu.Lock()
+		after := f.last
+		f.mu.Unlock()
+		events, err := f.store.EventsAfter(ctx, after, readBatch)
+		if err != nil || len(events) == 0 {
 			return err
 		}
-		h.mu.Lock()
-		for _, e := range evs {
-			for sub := range h.subs {
+		f.mu.Lock()
+		for _, e := range events {
+			for sub := range f.subs {
 				select {
 				case sub.c <- e:
-				default: // too far behind: its stream ends, and the client replays
+				default: // a subscriber that does not keep up is dropped
+					delete(f.subs, sub)
 					close(sub.c)
-					delete(h.subs, sub)
 				}
 			}
+			f.last = e.ID
 		}
-		h.last = evs[len(evs)-1].id
-		h.mu.Unlock()
-		if len(evs) < 500 {
+		f.mu.Unlock()
+		if len(events) < readBatch {
 			return nil
 		}
 	}
 }
 
-// subscribe adds a subscriber; it receives every event after the returned
-// id.
-func (h *hub) subscribe() (*subscriber, int64, func()) {
-	sub := &subscriber{c: make(chan storedEvent, streamBuffer)}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.subs[sub] = struct{}{}
-	return sub, h.last, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if _, ok := h.subs[sub]; ok {
-			delete(h.subs, sub)
-			close(sub.c)
-		}
-	}
-}
-
-// listen holds one connection to PostgreSQL that LISTENs on
-// notifyChannel and wakes the hub at each notification, reconnecting with
-// backoff (0.1 s doubling to 5 s) while the connection fails.
-func (h *hub) listen(ctx context.Context, url string) {
-	defer h.done.Done()
+// listenLoop keeps a connection that LISTENs for the notifications of
+// every replica's commits, and pokes the feed for each; it reconnects,
+// with backoff, whenever the connection fails.
+func (f *feed) listenLoop(ctx context.Context) {
+	defer f.done.Done()
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := h.listenOnce(ctx, url, func() { backoff = 100 * time.Millisecond })
+		err := f.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		h.logger.Warn("event listener disconnected; reconnecting", slog.Any("error", err), slog.Duration("in", backoff))
+		f.logger.Warn("listening for events; reconnecting", "error", err, "in", backoff)
 		select {
 		case <-ctx.Done():
 			return
@@ -334,75 +307,36 @@ func (h *hub) listen(ctx context.Context, url string) {
 	}
 }
 
-func (h *hub) listenOnce(ctx context.Context, url string, connected func()) error {
-	connCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	conn, err := pgx.Connect(connCtx, url)
-	cancel()
+func (f *feed) listenOnce(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, f.listen)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+eventsChannel); err != nil {
 		return err
 	}
-	connected()
-	h.wake() // what was committed while no one listened
+	f.poke() // what was committed while the connection was down
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		h.wake()
+		f.poke()
 	}
 }
 
-// serveEvents is the handler of GET /pets/events: the changes, from every
-// replica, as they commit, until the client leaves or the server shuts
-// down; after Last-Event-ID's event first, replayed from the events table.
-func (s *Store) serveEvents(ctx context.Context, in *EventsInput, send vane.Sender) error {
-	sub, live, unsubscribe := s.hub.subscribe()
+// serveEvents is the handler of GET /pets/events: the events after the
+// client's Last-Event-ID from the table, then the new ones as they are
+// committed, on any replica, until the client leaves, falls behind or the
+// server shuts down.
+func (a *api) serveEvents(ctx context.Context, in *EventsInput, send vane.Sender) error {
+	sub, last, unsubscribe := a.store.feed.subscribe()
 	defer unsubscribe()
-	// The subscriber gets every event after live; the replay sends those
-	// after the client's last, up to live; so none is missed or sent twice.
-	sent := live
 	if in.LastEventID != "" {
-		last, err := strconv.ParseInt(in.LastEventID, 10, 64)
-		if err != nil || last < 0 {
-			last = -1
+		after, _ := strconv.ParseInt(in.LastEventID, 10, 64) // the pattern allows digits only
+		if err := a.replay(ctx, after, last, send); err != nil {
+			return err
 		}
-		newest, pruned, err := s.eventBounds(ctx)
-		if err != nil {
-			return dbError(err)
-		}
-		switch {
-		case last < 0 || last > newest:
-			if err := send(vane.Event{Data: StreamReset{Reason: "unknown", Oldest: newest}}); err != nil {
-				return err
-			}
-			last = newest
-		case last < pruned:
-			if err := send(vane.Event{Data: StreamReset{Reason: "expired", Oldest: pruned}}); err != nil {
-				return err
-			}
-			last = pruned
-		}
-		for last < live {
-			evs, err := s.eventsAfter(ctx, last, live, 500)
-			if err != nil {
-				return dbError(err)
-			}
-			if len(evs) == 0 {
-				break
-			}
-			for _, e := range evs {
-				if err := send(vane.Event{ID: strconv.FormatInt(e.id, 10), Data: e.data}); err != nil {
-					return err
-				}
-			}
-			last = evs[len(evs)-1].id
-		}
-		// A client that has seen events this replica has not yet read
-		// (through another replica) skips them.
-		sent = max(live, last)
 	}
 	for {
 		select {
@@ -410,15 +344,74 @@ func (s *Store) serveEvents(ctx context.Context, in *EventsInput, send vane.Send
 			return nil
 		case e, ok := <-sub.c:
 			if !ok {
-				return nil // fell behind, or the store closed: the client reconnects
+				return nil // dropped for falling behind: the client reconnects and is replayed
 			}
-			if e.id <= sent {
+			if e.ID <= last {
 				continue
 			}
-			if err := send(vane.Event{ID: strconv.FormatInt(e.id, 10), Data: e.data}); err != nil {
+			if err := sendStored(send, e); err != nil {
 				return err
 			}
-			sent = e.id
 		}
 	}
+}
+
+// replay sends the events after after, up to through, in order: first a
+// reset event if retention deleted some of them.
+func (a *api) replay(ctx context.Context, after, through int64, send vane.Sender) error {
+	pruned, err := a.store.PrunedThrough(ctx)
+	if err != nil {
+		return err
+	}
+	if after < pruned {
+		reset := EventsReset{Reason: fmt.Sprintf("events up to %d are no longer kept; read the pets again", pruned)}
+		if err := send(vane.Event{Data: reset}); err != nil {
+			return err
+		}
+	}
+	for after < through {
+		events, err := a.store.EventsAfter(ctx, after, readBatch)
+		if err != nil {
+			return err
+		}
+		if len(events) == 0 {
+			return nil
+		}
+		for _, e := range events {
+			if e.ID > through {
+				return nil
+			}
+			if err := sendStored(send, e); err != nil {
+				return err
+			}
+			after = e.ID
+		}
+	}
+	return nil
+}
+
+// sendStored sends a stored event as its typed data, with its ID.
+func sendStored(send vane.Sender, e storedEvent) error {
+	decode, ok := eventDecoders[e.Kind]
+	if !ok {
+		return fmt.Errorf("event %d has an unknown kind %q", e.ID, e.Kind)
+	}
+	data, err := decode(e.Payload)
+	if err != nil {
+		return fmt.Errorf("event %d: %w", e.ID, err)
+	}
+	return send(vane.Event{ID: strconv.FormatInt(e.ID, 10), Data: data})
+}
+
+// eventDecoders turn a stored payload into the event's typed data, by kind.
+var eventDecoders = map[string]func([]byte) (any, error){
+	"created": decodeAs[PetCreated],
+	"updated": decodeAs[PetUpdated],
+	"deleted": decodeAs[PetDeleted],
+}
+
+func decodeAs[T any](payload []byte) (any, error) {
+	var v T
+	err := json.Unmarshal(payload, &v)
+	return v, err
 }

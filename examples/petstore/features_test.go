@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // doHeaders is do with further request headers (name, value pairs).
@@ -81,53 +79,21 @@ func TestVersionsPatchesAndNegotiation(t *testing.T) {
 // GET /pets/events streams the changes made through the service.
 func TestPetEvents(t *testing.T) {
 	c := startService(t, testDBs[0])
-	req, _ := http.NewRequest("GET", c.base+"/pets/events", nil)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	s := openStream(t, c.base, "0") // from the first event: none missed while it subscribes
+	defer s.close()
+	if ct := s.res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("Content-Type %q", ct)
 	}
-	defer res.Body.Close()
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("%d %v", res.StatusCode, res.Header)
-	}
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(res.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	next := func(prefix string) string {
-		t.Helper()
-		timeout := time.After(10 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatal("the stream ended")
-				}
-				if strings.HasPrefix(l, prefix) {
-					return strings.TrimPrefix(l, prefix)
-				}
-			case <-timeout:
-				t.Fatalf("no %q line", prefix)
-			}
-		}
-	}
-	time.Sleep(50 * time.Millisecond) // the stream has subscribed once its headers arrived; leave it a moment
 	created := decode[Pet](t, c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, testToken), 201)
-	if e := next("event: "); e != "created" {
-		t.Errorf("event %q", e)
-	}
+	e := s.next(t)
 	var got PetCreated
-	if err := json.Unmarshal([]byte(next("data: ")), &got); err != nil || got.Pet.ID != created.ID {
-		t.Errorf("created data %+v %v", got, err)
+	if err := json.Unmarshal([]byte(e.Data), &got); e.Name != "created" || err != nil || got.Pet.ID != created.ID {
+		t.Errorf("event %s %s: %+v %v", e.Name, e.Data, got, err)
 	}
 	if r := c.do("DELETE", "/pets/"+strconv.FormatInt(created.ID, 10), "", nil, testToken); r.status != 204 {
 		t.Fatalf("delete: %d", r.status)
 	}
-	if e := next("event: "); e != "deleted" {
-		t.Errorf("event %q", e)
+	if e := s.next(t); e.Name != "deleted" {
+		t.Errorf("event %q", e.Name)
 	}
 }

@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch flags.Arg(0) {
 	case "":
 	case "openapi":
-		return writeOpenAPI(stdout, newService(nil, tokens, options{}), flags.Arg(1))
+		return writeOpenAPI(stdout, newService(nil, tokens, options{timeout: *timeout}), flags.Arg(1))
 	default:
 		flags.Usage()
 		return fmt.Errorf("unknown command %q", flags.Arg(0))

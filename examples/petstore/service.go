@@ -77,22 +77,46 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	if o.timeout > 0 {
 		api.Use(middleware.Timeout(o.timeout))
 	}
-	registerAPI(api, store, tokens)
+	api.Use(finishWhatStarts)
+	a := registerAPI(api, store, tokens)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r, "/pets/events",
-		map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}, "reset": StreamReset{}},
-		store.serveEvents, summary("Follow changes to pets", "petEvents"),
+	vane.Stream(r, "/pets/events", eventTypes,
+		a.serveEvents, summary("Follow changes to pets", "petEvents"),
 		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
-			"with its id. A client that reconnects with Last-Event-ID gets the events it missed first, in order; "+
-			"events are kept 24 hours, and one further behind first gets a reset event."))
+			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed."))
 	// /pets/events has GET only: the other methods are answered 405, as the
 	// document says, rather than reaching /pets/{id} with id "events".
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		r.Handle(m, "/pets/events", getOnly)
 	}
+	// OPTIONS says the same as the 405s (the router's own answer would
+	// list /pets/{id}'s methods too, which match the path).
+	r.Handle(http.MethodOptions, "/pets/events", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", eventsAllow)
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	vane.Docs(r, docsConfig())
 	return r
+}
+
+// finishWhatStarts gives the API's handlers a context that the client
+// closing its side of the connection does not cancel, bounded by the
+// request's deadline (Timeout's): net/http cancels a request's context
+// when the client half-closes its connection, though such a client still
+// reads the answer, and a write cancelled half-way would answer it 500.
+// A request whose client is really gone finishes its queries within the
+// deadline, and its answer is dropped.
+func finishWhatStarts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ctx := context.WithoutCancel(req.Context())
+		if dl, ok := req.Context().Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, dl)
+			defer cancel()
+		}
+		next.ServeHTTP(w, req.WithContext(ctx))
+	})
 }
 
 // readiness is the readiness probe's handler: 503 while srv drains at
@@ -102,8 +126,22 @@ func readiness(srv *vane.Server, store *Store) http.Handler {
 }
 
 // gzipped compresses responses with gzhttp's defaults: bodies of at least
-// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding.
-func gzipped(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) }
+// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding. A HEAD
+// request is served as its GET, whose body net/http does not send, so
+// that the two agree on Content-Encoding and Content-Length (RFC 9110
+// section 9.3.2; gzhttp leaves HEAD uncompressed, and a handler may write
+// no body for HEAD). The event stream keeps its HEAD: its GET never ends.
+func gzipped(next http.Handler) http.Handler {
+	gz := gzhttp.GzipHandler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodHead && req.URL.Path != "/pets/events" {
+			r2 := *req
+			r2.Method = http.MethodGet
+			req = &r2
+		}
+		gz.ServeHTTP(w, req)
+	})
+}
 
 // requestIDHandler is a slog.Handler that adds the request ID (from
 // middleware.RequestID) to every record logged with a request's context,
@@ -133,8 +171,11 @@ func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name)}
 }
 
+// eventsAllow is the Allow header of /pets/events.
+const eventsAllow = "GET, HEAD, OPTIONS"
+
 // getOnly answers 405 Method Not Allowed for a path that has GET only.
 var getOnly = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-	w.Header().Set("Allow", "GET, HEAD")
+	w.Header().Set("Allow", eventsAllow)
 	problem.Write(w, problem.New(http.StatusMethodNotAllowed, "this path has GET only"))
 })

@@ -29,8 +29,9 @@ type Pet struct {
 	HasPhoto  bool      `json:"hasPhoto" readOnly:"true" doc:"Whether a photo has been uploaded."`
 	CreatedAt time.Time `json:"createdAt" readOnly:"true"`
 	UpdatedAt time.Time `json:"updatedAt" readOnly:"true"`
-	// Version is 1 when the pet is created and grows by one with each
-	// change; the ETag is made of it, and conditional writes compare it.
+	// Version counts the pet's writes: every change stores the next one,
+	// and a compare-and-swap write names the one it read. Clients see it
+	// as the ETag.
 	Version int64 `json:"-"`
 }
 
@@ -52,19 +53,24 @@ type Filter struct {
 // PostgreSQL (OpenPostgres), through the same queries. It holds no state of
 // its own beyond the connection pool, so any number of processes may share
 // one PostgreSQL database. Every method runs its queries with the context
-// it is given, so that a request that ends (its client gone, its timeout
-// passed) stops its queries too. It is safe for concurrent use.
+// it is given: the API's handlers give it one that their deadline ends
+// (finishWhatStarts), so that a write is finished or not begun, never cut
+// off half-way by a client that half-closed its connection. It is safe
+// for concurrent use.
 type Store struct {
 	db  *sql.DB
 	d   dialect
 	now func() time.Time
-	// hub hands the events table's new rows to this process's streams.
-	hub *hub
+	// feed fans the events of every change out to this process's
+	// streams; its goroutines end with Close.
+	feed *feed
 }
 
-// Close stops the store's event delivery and closes the database.
+// Close stops the event feed and closes the database.
 func (s *Store) Close() error {
-	s.hub.stop()
+	if s.feed != nil {
+		s.feed.stop()
+	}
 	return s.db.Close()
 }
 
@@ -193,12 +199,10 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		now := s.now().UTC().Truncate(time.Second)
-		p, err = insertPet(ctx, tx, in, now)
-		if err != nil {
+		if p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second)); err != nil {
 			return err
 		}
-		return s.addEvent(ctx, tx, "created", PetCreated{Pet: p}, now)
+		return s.addEvent(ctx, tx, "created", p.ID, PetCreated{Pet: p})
 	})
 	return p, err
 }
@@ -209,8 +213,6 @@ func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet
 		in.Status = "available"
 	}
 	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now, Version: 1}
-	// version is left to its default, 1: the seed runs before the
-	// migration that adds the column.
 	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
@@ -240,45 +242,31 @@ func insertTags(ctx context.Context, tx *sql.Tx, id int64, tags []string) error 
 // Update replaces the client's fields of the pet with id, whatever its
 // version.
 func (s *Store) Update(ctx context.Context, id int64, in PetInput) (Pet, error) {
-	p, ok, err := s.update(ctx, id, 0, in)
-	if err == nil && !ok {
-		err = errNotFound
-	}
+	p, _, err := s.UpdateIf(ctx, id, 0, in)
 	return p, err
 }
 
 // UpdateIf replaces the client's fields of the pet with id if its version
-// is still version, in one statement (compare-and-swap), and reports
-// whether it did; false with a nil error means the pet is at another
-// version or gone, and nothing changed.
+// is still version (a compare-and-swap; 0: any version), and reports
+// whether it did: false, with no error, when another write came first.
+// An unknown pet is errNotFound.
 func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (Pet, bool, error) {
-	if version < 1 {
-		return Pet{}, false, nil
-	}
-	return s.update(ctx, id, version, in)
-}
-
-// update is Update (version 0) or UpdateIf.
-func (s *Store) update(ctx context.Context, id, version int64, in PetInput) (Pet, bool, error) {
 	if in.Status == "" {
 		in.Status = "available"
 	}
 	var p Pet
-	ok := false
+	swapped := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		now := s.now().UTC().Truncate(time.Second)
+		args := []any{in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
+			s.now().UTC().Truncate(time.Second), id}
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
-			birth_date = $5, owner = $6, updated_at = $7, version = version + 1
-			WHERE id = $8 AND ($9 = 0 OR version = $9)`,
-			in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
-			now, id, version)
+			birth_date = $5, owner = $6, updated_at = $7, version = version + 1 WHERE id = $8`+ifVersion(version, &args), args...)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
+			return orErr(err, missedSwap(version))
 		}
-		ok = true
 		if _, err := tx.ExecContext(ctx, "DELETE FROM pet_tags WHERE pet_id = $1", id); err != nil {
 			return err
 		}
@@ -288,56 +276,70 @@ func (s *Store) update(ctx context.Context, id, version int64, in PetInput) (Pet
 		if p, err = s.get(ctx, tx, id); err != nil {
 			return err
 		}
-		return s.addEvent(ctx, tx, "updated", PetUpdated{Pet: p}, now)
+		swapped = true
+		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
-	if err != nil || !ok {
-		return Pet{}, false, err
+	if errors.Is(err, errVersionMoved) {
+		return Pet{}, false, nil
 	}
-	return p, true, nil
+	return p, swapped, err
+}
+
+// ifVersion is the condition of a compare-and-swap on version, its
+// argument appended to args; none for version 0 (any).
+func ifVersion(version int64, args *[]any) string {
+	if version == 0 {
+		return ""
+	}
+	*args = append(*args, version)
+	return " AND version = $" + strconv.Itoa(len(*args))
+}
+
+// errVersionMoved is a compare-and-swap that found another version.
+var errVersionMoved = errors.New("the pet's version moved")
+
+// missedSwap is the error of a write that changed no row: with a version
+// to match, errVersionMoved (another write came first, the pet perhaps
+// deleted: the caller reads again and decides), else errNotFound.
+func missedSwap(version int64) error {
+	if version != 0 {
+		return errVersionMoved
+	}
+	return errNotFound
 }
 
 // Delete removes the pet with id, its tags and its photo, whatever its
 // version.
 func (s *Store) Delete(ctx context.Context, id int64) error {
-	ok, err := s.delete(ctx, id, 0)
-	if err == nil && !ok {
-		err = errNotFound
-	}
+	_, err := s.DeleteIf(ctx, id, 0)
 	return err
 }
 
-// DeleteIf removes the pet with id if its version is still version, in one
-// statement (compare-and-swap), and reports whether it did; false with a
-// nil error means the pet is at another version or gone.
+// DeleteIf removes the pet with id if its version is still version (0:
+// any), and reports whether it did. An unknown pet is errNotFound.
 func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
-	if version < 1 {
-		return false, nil
-	}
-	return s.delete(ctx, id, version)
-}
-
-func (s *Store) delete(ctx context.Context, id, version int64) (bool, error) {
-	ok := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM pets WHERE id = $1 AND ($2 = 0 OR version = $2)", id, version)
+		args := []any{id}
+		res, err := tx.ExecContext(ctx, "DELETE FROM pets WHERE id = $1"+ifVersion(version, &args), args...)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
+			return orErr(err, missedSwap(version))
 		}
-		ok = true
-		return s.addEvent(ctx, tx, "deleted", PetDeleted{ID: id}, s.now().UTC().Truncate(time.Second))
+		return s.addEvent(ctx, tx, "deleted", id, PetDeleted{ID: id})
 	})
-	return ok && err == nil, err
+	if errors.Is(err, errVersionMoved) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // SetPhoto stores the photo of the pet with id, replacing any other.
 func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		now := s.now().UTC().Truncate(time.Second)
-		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", now, id)
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
 		if err != nil {
 			return err
 		}
@@ -353,7 +355,7 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 		if p, err = s.get(ctx, tx, id); err != nil {
 			return err
 		}
-		return s.addEvent(ctx, tx, "updated", PetUpdated{Pet: p}, now)
+		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
 	return p, err
 }
@@ -383,7 +385,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.hub.wake() // this process's streams need not wait for a notification
+	if s.feed != nil {
+		s.feed.poke() // this process's streams read the new events at once
+	}
 	return nil
 }
 

@@ -195,18 +195,18 @@ func TestStoreCompareAndSwap(t *testing.T) {
 		if _, ok, err := s.UpdateIf(ctx, p.ID, 4, upd); ok || err != nil {
 			t.Errorf("update of a deleted pet: %v, %v", ok, err)
 		}
-		evs, err := s.eventsAfter(ctx, 0, 0, 100)
+		evs, err := s.EventsAfter(ctx, 0, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var kinds []string
 		for i, e := range evs {
-			if e.id != int64(i+1) {
-				t.Errorf("event %d has id %d", i, e.id)
+			if e.ID != int64(i+1) {
+				t.Errorf("event %d has id %d", i, e.ID)
 			}
-			kinds = append(kinds, fmt.Sprintf("%T", e.data))
+			kinds = append(kinds, e.Kind)
 		}
-		if got := strings.Join(kinds, ","); got != "main.PetCreated,main.PetUpdated,main.PetUpdated,main.PetDeleted" {
+		if got := strings.Join(kinds, ","); got != "created,updated,updated,deleted" {
 			t.Errorf("events: %s", got)
 		}
 	})

@@ -8,6 +8,7 @@ package examplerun
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -33,9 +34,15 @@ type Service struct {
 	// Token is the bearer token its writing operations accept.
 	Token string
 
-	cmd  *exec.Cmd
+	bin  string
+	addr string
+	dir  string
+	env  []string
 	out  *syncBuffer
-	done chan error
+
+	cmd     *exec.Cmd
+	done    chan error
+	running bool
 }
 
 // Options tune Start.
@@ -67,26 +74,43 @@ func Start(t testing.TB, o Options) *Service {
 	s := &Service{
 		URL:   "http://127.0.0.1:" + strconv.Itoa(port),
 		Token: Token,
+		bin:   bin,
+		addr:  "127.0.0.1:" + strconv.Itoa(port),
+		dir:   t.TempDir(),
 		out:   &syncBuffer{},
-		done:  make(chan error, 1),
 	}
-	s.cmd = exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port))
-	s.cmd.Dir = t.TempDir()
 	// The service's defaults (SQLite in the working directory), whatever
 	// the test's environment says.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PETSTORE_") && !strings.HasPrefix(kv, "DATABASE_URL=") {
-			s.cmd.Env = append(s.cmd.Env, kv)
+			s.env = append(s.env, kv)
 		}
 	}
-	s.cmd.Env = append(s.cmd.Env, "PETSTORE_TOKEN="+Token)
-	s.cmd.Env = append(s.cmd.Env, o.Env...)
+	s.env = append(s.env, "PETSTORE_TOKEN="+Token)
+	s.env = append(s.env, o.Env...)
+	t.Cleanup(func() {
+		if s.running {
+			s.Stop(t)
+		}
+	})
+	s.launch(t)
+	return s
+}
+
+// launch starts the built service on its address and waits until it
+// answers GET /openapi.json.
+func (s *Service) launch(t testing.TB) {
+	t.Helper()
+	s.cmd = exec.Command(s.bin, "-addr", s.addr)
+	s.cmd.Dir, s.cmd.Env = s.dir, s.env
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	s.done = make(chan error, 1)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.done <- s.cmd.Wait() }()
-	t.Cleanup(func() { s.stop(t) })
+	s.running = true
+	done := s.done
+	go func() { done <- s.cmd.Wait() }()
 
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -94,7 +118,7 @@ func Start(t testing.TB, o Options) *Service {
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return s
+				return
 			}
 		}
 		select {
@@ -109,10 +133,33 @@ func Start(t testing.TB, o Options) *Service {
 	}
 }
 
+// Restart starts the service again on the same address, after Stop or
+// Kill, and waits until it answers.
+func (s *Service) Restart(t testing.TB) {
+	t.Helper()
+	if s.running {
+		t.Fatal("examplerun: Restart of a service that runs")
+	}
+	s.launch(t)
+}
+
+// Kill ends the service with SIGKILL, as a crash or an OOM kill would, and
+// waits for it to exit.
+func (s *Service) Kill(t testing.TB) {
+	t.Helper()
+	s.cmd.Process.Kill()
+	<-s.done
+	s.running = false
+}
+
 // Output returns what the service printed so far.
 func (s *Service) Output() string { return s.out.String() }
 
-func (s *Service) stop(t testing.TB) {
+// Stop ends the service as an orchestrator does, with SIGTERM, and waits
+// for it to exit (killing it after 10 s); t fails if it did not stop in
+// time, exited with an error or reported a data race.
+func (s *Service) Stop(t testing.TB) {
+	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	var err error
 	select {
@@ -122,6 +169,7 @@ func (s *Service) stop(t testing.TB) {
 		err = <-s.done
 		t.Errorf("the example service did not stop within 10 s of SIGTERM")
 	}
+	s.running = false
 	out := s.out.String()
 	if err != nil {
 		t.Errorf("the example service exited with %v:\n%s", err, tail(out))
@@ -185,4 +233,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Get fetches url and returns its body, failing t unless the answer is
+// 200 OK.
+func Get(t testing.TB, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return b
 }

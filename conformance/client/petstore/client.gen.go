@@ -114,6 +114,66 @@ func (e PetInputStatus) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsCreatedEvent.
+const (
+	Created PetEventsCreatedEvent = "created"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsCreatedEvent enum.
+func (e PetEventsCreatedEvent) Valid() bool {
+	switch e {
+	case Created:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventsDeletedEvent.
+const (
+	Deleted PetEventsDeletedEvent = "deleted"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsDeletedEvent enum.
+func (e PetEventsDeletedEvent) Valid() bool {
+	switch e {
+	case Deleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventsResetEvent.
+const (
+	Reset PetEventsResetEvent = "reset"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsResetEvent enum.
+func (e PetEventsResetEvent) Valid() bool {
+	switch e {
+	case Reset:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventsUpdatedEvent.
+const (
+	Updated PetEventsUpdatedEvent = "updated"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsUpdatedEvent enum.
+func (e PetEventsUpdatedEvent) Valid() bool {
+	switch e {
+	case Updated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListPetsParamsSpecies.
 const (
 	ListPetsParamsSpeciesBird   ListPetsParamsSpecies = "bird"
@@ -160,6 +220,120 @@ func (e ListPetsParamsStatus) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody0Op.
+const (
+	Add     PatchPetApplicationJSONPatchPlusJSONBody0Op = "add"
+	Replace PatchPetApplicationJSONPatchPlusJSONBody0Op = "replace"
+	Test    PatchPetApplicationJSONPatchPlusJSONBody0Op = "test"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody0Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody0Op) Valid() bool {
+	switch e {
+	case Add:
+		return true
+	case Replace:
+		return true
+	case Test:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody1Op.
+const (
+	Remove PatchPetApplicationJSONPatchPlusJSONBody1Op = "remove"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody1Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody1Op) Valid() bool {
+	switch e {
+	case Remove:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationJSONPatchPlusJSONBody2Op.
+const (
+	Copy PatchPetApplicationJSONPatchPlusJSONBody2Op = "copy"
+	Move PatchPetApplicationJSONPatchPlusJSONBody2Op = "move"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationJSONPatchPlusJSONBody2Op enum.
+func (e PatchPetApplicationJSONPatchPlusJSONBody2Op) Valid() bool {
+	switch e {
+	case Copy:
+		return true
+	case Move:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationMergePatchPlusJSONBodySpecies.
+const (
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesBird        PatchPetApplicationMergePatchPlusJSONBodySpecies = "bird"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesCat         PatchPetApplicationMergePatchPlusJSONBodySpecies = "cat"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesDog         PatchPetApplicationMergePatchPlusJSONBodySpecies = "dog"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesFish        PatchPetApplicationMergePatchPlusJSONBodySpecies = "fish"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesLessThannil PatchPetApplicationMergePatchPlusJSONBodySpecies = "<nil>"
+	PatchPetApplicationMergePatchPlusJSONBodySpeciesRabbit      PatchPetApplicationMergePatchPlusJSONBodySpecies = "rabbit"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationMergePatchPlusJSONBodySpecies enum.
+func (e PatchPetApplicationMergePatchPlusJSONBodySpecies) Valid() bool {
+	switch e {
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesBird:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesCat:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesDog:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesFish:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesLessThannil:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodySpeciesRabbit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchPetApplicationMergePatchPlusJSONBodyStatus.
+const (
+	PatchPetApplicationMergePatchPlusJSONBodyStatusAdopted     PatchPetApplicationMergePatchPlusJSONBodyStatus = "adopted"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusAvailable   PatchPetApplicationMergePatchPlusJSONBodyStatus = "available"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusLessThannil PatchPetApplicationMergePatchPlusJSONBodyStatus = "<nil>"
+	PatchPetApplicationMergePatchPlusJSONBodyStatusPending     PatchPetApplicationMergePatchPlusJSONBodyStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the PatchPetApplicationMergePatchPlusJSONBodyStatus enum.
+func (e PatchPetApplicationMergePatchPlusJSONBodyStatus) Valid() bool {
+	switch e {
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusAdopted:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusAvailable:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusLessThannil:
+		return true
+	case PatchPetApplicationMergePatchPlusJSONBodyStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// EventsReset defines model for EventsReset.
+type EventsReset struct {
+	// Reason Example: events before 1234 are no longer kept
+	Reason string `json:"reason"`
 }
 
 // Me defines model for Me.
@@ -314,6 +488,58 @@ type ProblemFieldError struct {
 	Value interface{} `json:"value,omitempty"`
 }
 
+// PetEventsCreated The created event of petEvents.
+type PetEventsCreated struct {
+	Data  PetCreated            `json:"data"`
+	Event PetEventsCreatedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsCreatedEvent defines model for PetEventsCreated.Event.
+type PetEventsCreatedEvent string
+
+// PetEventsDeleted The deleted event of petEvents.
+type PetEventsDeleted struct {
+	Data  PetDeleted            `json:"data"`
+	Event PetEventsDeletedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
+type PetEventsDeletedEvent string
+
+// PetEventsReset The reset event of petEvents.
+type PetEventsReset struct {
+	Data  EventsReset         `json:"data"`
+	Event PetEventsResetEvent `json:"event"`
+	Id    *string             `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsResetEvent defines model for PetEventsReset.Event.
+type PetEventsResetEvent string
+
+// PetEventsUpdated The updated event of petEvents.
+type PetEventsUpdated struct {
+	Data  PetUpdated            `json:"data"`
+	Event PetEventsUpdatedEvent `json:"event"`
+	Id    *string               `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsUpdatedEvent defines model for PetEventsUpdated.Event.
+type PetEventsUpdatedEvent string
+
 // BadRequest defines model for BadRequest.
 type BadRequest = Problem
 
@@ -325,6 +551,9 @@ type Error = Problem
 
 // InternalError defines model for InternalError.
 type InternalError = Problem
+
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Problem
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Problem
@@ -349,7 +578,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, ignoring case.
+	// Q Only pets whose name contains this, ignoring case (no control characters).
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
@@ -361,12 +590,49 @@ type ListPetsParamsStatus string
 
 // PetEventsParams defines parameters for PetEvents.
 type PetEventsParams struct {
-	// LastEventID The id of the last event received, sent by a reconnecting client; events are not replayed, so it only tells the server where the client was.
+	// LastEventID The id of the last event received, sent by a reconnecting client: the events after it are sent first, in order, then the new ones. Events are kept for 24 hours, at most the newest 10,000; a client further behind gets a reset event first.
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 
+// DeletePetParams defines parameters for DeletePet.
+type DeletePetParams struct {
+	// IfMatch Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
+	IfMatch *string `json:"If-Match,omitempty"`
+
+	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody = []PatchPetApplicationJSONPatchPlusJSONBody_Item
+
 // PatchPetApplicationMergePatchPlusJSONBody defines parameters for PatchPet.
-type PatchPetApplicationMergePatchPlusJSONBody = map[string]interface{}
+type PatchPetApplicationMergePatchPlusJSONBody struct {
+	// BirthDate Example: 2021-04-01
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+
+	// Name The pet's name.
+	//
+	// Example: Rex
+	Name *string `json:"name,omitempty"`
+
+	// Owner Who adopted the pet, if anyone.
+	Owner *string `json:"owner,omitempty"`
+
+	// Species Example: dog
+	Species *PatchPetApplicationMergePatchPlusJSONBodySpecies `json:"species,omitempty"`
+
+	// Status Where the pet is in the adoption process; available when absent.
+	Status *PatchPetApplicationMergePatchPlusJSONBodyStatus `json:"status,omitempty"`
+
+	// Tags Free-form labels.
+	//
+	// Example: ["friendly","trained"]
+	Tags *[]string `json:"tags,omitempty"`
+}
 
 // PatchPetParams defines parameters for PatchPet.
 type PatchPetParams struct {
@@ -379,6 +645,55 @@ type PatchPetParams struct {
 	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 }
+
+// PatchPetApplicationJSONPatchPlusJSONBody0 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody0 struct {
+	Op PatchPetApplicationJSONPatchPlusJSONBody0Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+
+	// Value The value.
+	Value interface{} `json:"value"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody0Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody0Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody1 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody1 struct {
+	Op PatchPetApplicationJSONPatchPlusJSONBody1Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody1Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody1Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody2 defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody2 struct {
+	// From The member to take (a JSON Pointer, RFC 6901).
+	From string                                      `json:"from"`
+	Op   PatchPetApplicationJSONPatchPlusJSONBody2Op `json:"op"`
+
+	// Path The member to change (a JSON Pointer, RFC 6901).
+	Path string `json:"path"`
+}
+
+// PatchPetApplicationJSONPatchPlusJSONBody2Op defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody2Op string
+
+// PatchPetApplicationJSONPatchPlusJSONBody_Item defines parameters for PatchPet.
+type PatchPetApplicationJSONPatchPlusJSONBody_Item struct {
+	union json.RawMessage
+}
+
+// PatchPetApplicationMergePatchPlusJSONBodySpecies defines parameters for PatchPet.
+type PatchPetApplicationMergePatchPlusJSONBodySpecies string
+
+// PatchPetApplicationMergePatchPlusJSONBodyStatus defines parameters for PatchPet.
+type PatchPetApplicationMergePatchPlusJSONBodyStatus string
 
 // UpdatePetParams defines parameters for UpdatePet.
 type UpdatePetParams struct {
@@ -401,14 +716,105 @@ type UploadPetPhotoMultipartBody struct {
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = PetInput
 
+// PatchPetApplicationJSONPatchPlusJSONRequestBody defines body for PatchPet for application/json-patch+json ContentType.
+type PatchPetApplicationJSONPatchPlusJSONRequestBody = PatchPetApplicationJSONPatchPlusJSONBody
+
 // PatchPetApplicationMergePatchPlusJSONRequestBody defines body for PatchPet for application/merge-patch+json ContentType.
-type PatchPetApplicationMergePatchPlusJSONRequestBody = PatchPetApplicationMergePatchPlusJSONBody
+type PatchPetApplicationMergePatchPlusJSONRequestBody PatchPetApplicationMergePatchPlusJSONBody
 
 // UpdatePetJSONRequestBody defines body for UpdatePet for application/json ContentType.
 type UpdatePetJSONRequestBody = PetInput
 
 // UploadPetPhotoMultipartRequestBody defines body for UploadPetPhoto for multipart/form-data ContentType.
 type UploadPetPhotoMultipartRequestBody UploadPetPhotoMultipartBody
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody0 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody0
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody0() (PatchPetApplicationJSONPatchPlusJSONBody0, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody0 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody0
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody0(v PatchPetApplicationJSONPatchPlusJSONBody0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody0 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody0
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody0(v PatchPetApplicationJSONPatchPlusJSONBody0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody1 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody1
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody1() (PatchPetApplicationJSONPatchPlusJSONBody1, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody1 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody1
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody1(v PatchPetApplicationJSONPatchPlusJSONBody1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody1 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody1
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody1(v PatchPetApplicationJSONPatchPlusJSONBody1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPatchPetApplicationJSONPatchPlusJSONBody2 returns the union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as a PatchPetApplicationJSONPatchPlusJSONBody2
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) AsPatchPetApplicationJSONPatchPlusJSONBody2() (PatchPetApplicationJSONPatchPlusJSONBody2, error) {
+	var body PatchPetApplicationJSONPatchPlusJSONBody2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPatchPetApplicationJSONPatchPlusJSONBody2 overwrites any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item as the provided PatchPetApplicationJSONPatchPlusJSONBody2
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) FromPatchPetApplicationJSONPatchPlusJSONBody2(v PatchPetApplicationJSONPatchPlusJSONBody2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePatchPetApplicationJSONPatchPlusJSONBody2 performs a merge with any union data inside the PatchPetApplicationJSONPatchPlusJSONBody_Item, using the provided PatchPetApplicationJSONPatchPlusJSONBody2
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) MergePatchPetApplicationJSONPatchPlusJSONBody2(v PatchPetApplicationJSONPatchPlusJSONBody2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PatchPetApplicationJSONPatchPlusJSONBody_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PatchPetApplicationJSONPatchPlusJSONBody_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -512,7 +918,7 @@ type ClientInterface interface {
 
 	// PetEvents Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 	//
 	// Corresponds with GET /pets/events (the `PetEvents` operationId).
 	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -520,7 +926,7 @@ type ClientInterface interface {
 	// DeletePet Remove a pet
 	//
 	// Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-	DeletePet(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeletePet(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPet Get a pet
 	//
@@ -529,16 +935,25 @@ type ClientInterface interface {
 
 	// PatchPetWithBody Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
 	PatchPetWithBody(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
+	//
+	// Takes a body of the `application/json-patch+json` content type.
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationJSONPatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -640,7 +1055,7 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 
 // PetEvents Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change made through this replica.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 //
 // Corresponds with GET /pets/events (the `PetEvents` operationId).
 func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -658,8 +1073,8 @@ func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEdit
 // DeletePet Remove a pet
 //
 // Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-func (c *Client) DeletePet(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeletePetRequest(c.Server, id)
+func (c *Client) DeletePet(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePetRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -687,7 +1102,7 @@ func (c *Client) GetPet(ctx context.Context, id int64, reqEditors ...RequestEdit
 
 // PatchPetWithBody Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes any type of body and a specified content type.
 //
@@ -704,9 +1119,28 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id int64, params *PatchPe
 	return c.Client.Do(req)
 }
 
+// PatchPetWithApplicationJSONPatchPlusJSONBody Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
+//
+// Takes a body of the `application/json-patch+json` content type.
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *Client) PatchPetWithApplicationJSONPatchPlusJSONBody(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PatchPetWithApplicationMergePatchPlusJSONBody Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -1013,7 +1447,7 @@ func NewPetEventsRequest(server string, params *PetEventsParams) (*http.Request,
 }
 
 // NewDeletePetRequest constructs an http.Request for the DeletePet method
-func NewDeletePetRequest(server string, id int64) (*http.Request, error) {
+func NewDeletePetRequest(server string, id int64, params *DeletePetParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1041,6 +1475,43 @@ func NewDeletePetRequest(server string, id int64) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+		if params.IfUnmodifiedSince != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-Unmodified-Since", *params.IfUnmodifiedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
 	}
 
 	return req, nil
@@ -1078,6 +1549,17 @@ func NewGetPetRequest(server string, id int64) (*http.Request, error) {
 	}
 
 	return req, nil
+}
+
+// NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody calls the generic PatchPet builder with application/json-patch+json body
+func NewPatchPetRequestWithApplicationJSONPatchPlusJSONBody(server string, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchPetRequestWithBody(server, id, params, "application/json-patch+json", bodyReader)
 }
 
 // NewPatchPetRequestWithApplicationMergePatchPlusJSONBody calls the generic PatchPet builder with application/merge-patch+json body
@@ -1394,7 +1876,7 @@ type ClientWithResponsesInterface interface {
 
 	// PetEventsWithResponse Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change made through this replica.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1406,7 +1888,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-	DeletePetWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeletePetResponse, error)
+	DeletePetWithResponse(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error)
 
 	// GetPetWithResponse Get a pet
 	//
@@ -1417,16 +1899,25 @@ type ClientWithResponsesInterface interface {
 
 	// PatchPetWithBodyWithResponse Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
 	PatchPetWithBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
 
+	// PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
+	//
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
+	//
+	// Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+	PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error)
+
 	// PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 	//
-	// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+	// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1478,6 +1969,8 @@ type WhoAmIResponse struct {
 	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1502,6 +1995,11 @@ func (r WhoAmIResponse) GetApplicationproblemJSON406() *Problem {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r WhoAmIResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WhoAmIResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1549,6 +2047,8 @@ type ListPetsResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 }
@@ -1571,6 +2071,11 @@ func (r ListPetsResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ListPetsResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPetsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1628,6 +2133,10 @@ type CreatePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -1636,6 +2145,8 @@ type CreatePetResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -1664,6 +2175,16 @@ func (r CreatePetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r CreatePetResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r CreatePetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r CreatePetResponse) GetApplicationproblemJSON413() *ContentTooLarge {
 	return r.ApplicationproblemJSON413
@@ -1682,6 +2203,11 @@ func (r CreatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r CreatePetResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreatePetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1725,6 +2251,8 @@ type PetEventsResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 }
@@ -1737,6 +2265,11 @@ func (r PetEventsResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PetEventsResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1785,10 +2318,14 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1805,6 +2342,11 @@ func (r DeletePetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r DeletePetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
+}
+
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r DeletePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 	return r.ApplicationproblemJSON422
@@ -1813,6 +2355,11 @@ func (r DeletePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r DeletePetResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeletePetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1868,6 +2415,8 @@ type GetPetResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -1897,6 +2446,11 @@ func (r GetPetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r GetPetResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -1939,6 +2493,11 @@ type PatchPetResponse200Headers struct {
 	LastModified *string
 }
 
+// PatchPetResponse401Headers the declared response headers of an HTTP 401 response for PatchPet
+type PatchPetResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 type PatchPetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1946,8 +2505,16 @@ type PatchPetResponse struct {
 	JSON200 *Pet
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -1958,10 +2525,14 @@ type PatchPetResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PatchPetResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchPetResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1974,9 +2545,29 @@ func (r PatchPetResponse) GetApplicationproblemJSON400() *BadRequest {
 	return r.ApplicationproblemJSON400
 }
 
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
 func (r PatchPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
@@ -2002,6 +2593,11 @@ func (r PatchPetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PatchPetResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PatchPetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -2062,6 +2658,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -2072,6 +2670,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2105,6 +2705,11 @@ func (r UpdatePetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r UpdatePetResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
 func (r UpdatePetResponse) GetApplicationproblemJSON412() *Problem {
 	return r.ApplicationproblemJSON412
@@ -2128,6 +2733,11 @@ func (r UpdatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r UpdatePetResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UpdatePetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -2178,6 +2788,8 @@ type GetPetPhotoResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2197,6 +2809,11 @@ func (r GetPetPhotoResponse) GetApplicationproblemJSON422() *ValidationFailed {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r GetPetPhotoResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -2251,6 +2868,10 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -2259,6 +2880,8 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -2290,6 +2913,16 @@ func (r UploadPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
 }
 
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r UploadPetPhotoResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r UploadPetPhotoResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r UploadPetPhotoResponse) GetApplicationproblemJSON413() *ContentTooLarge {
 	return r.ApplicationproblemJSON413
@@ -2308,6 +2941,11 @@ func (r UploadPetPhotoResponse) GetApplicationproblemJSON422() *ValidationFailed
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r UploadPetPhotoResponse) GetApplicationproblemJSON500() *InternalError {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadPetPhotoResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -2400,7 +3038,7 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body Cr
 
 // PetEventsWithResponse Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change made through this replica.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2418,8 +3056,8 @@ func (c *ClientWithResponses) PetEventsWithResponse(ctx context.Context, params 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /pets/{id} (the `DeletePet` operationId).
-func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeletePetResponse, error) {
-	rsp, err := c.DeletePet(ctx, id, reqEditors...)
+func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, id int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error) {
+	rsp, err := c.DeletePet(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2441,7 +3079,7 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, id int64, 
 
 // PatchPetWithBodyWithResponse Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2454,9 +3092,24 @@ func (c *ClientWithResponses) PatchPetWithBodyWithResponse(ctx context.Context, 
 	return ParsePatchPetResponse(rsp)
 }
 
+// PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse Change part of a pet
+//
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
+//
+// Takes a body of the `application/json-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{id} (the `PatchPet` operationId).
+func (c *ClientWithResponses) PatchPetWithApplicationJSONPatchPlusJSONBodyWithResponse(ctx context.Context, id int64, params *PatchPetParams, body PatchPetApplicationJSONPatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchPetResponse, error) {
+	rsp, err := c.PatchPetWithApplicationJSONPatchPlusJSONBody(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchPetResponse(rsp)
+}
+
 // PatchPetWithApplicationMergePatchPlusJSONBodyWithResponse Change part of a pet
 //
-// A JSON merge patch (application/merge-patch+json): members to change, null to remove one. If-Match makes it conditional.
+// A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch (application/json-patch+json). It is applied to the pet as read and written only over that version: a change made in between is never lost. If-Match makes it conditional on the client's version.
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2563,6 +3216,13 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2630,6 +3290,13 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2684,6 +3351,20 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON406 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ContentTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2711,6 +3392,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2775,6 +3463,13 @@ func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2818,6 +3513,13 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2831,6 +3533,13 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2909,6 +3618,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2969,12 +3685,40 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 		}
 		response.ApplicationproblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
@@ -3011,6 +3755,13 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3038,6 +3789,16 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 			headers.LastModified = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchPetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	}
 
 	return response, nil
@@ -3092,6 +3853,13 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON406 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3126,6 +3894,13 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3204,6 +3979,13 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3278,6 +4060,20 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 		}
 		response.ApplicationproblemJSON406 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ContentTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3305,6 +4101,13 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

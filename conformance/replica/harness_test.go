@@ -1,0 +1,192 @@
+package replica
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane/internal/examplerun"
+	"github.com/vane-http/vane/internal/testtool"
+)
+
+// cluster is a PostgreSQL cluster of the test's own, on 127.0.0.1, that
+// it may stop and start without disturbing other tests' databases.
+type cluster struct {
+	bin, data, port string
+	URL             string
+}
+
+// startCluster makes and starts a cluster in a new directory; it is
+// stopped and removed when t ends.
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	bin := postgresBin(t)
+	dir, err := os.MkdirTemp("/var/tmp", "vane-replica-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{bin: bin, data: filepath.Join(dir, "data"), port: freePort(t)}
+	t.Cleanup(func() {
+		c.pgctl("stop", "-m", "immediate") //nolint:errcheck // it may be stopped already
+		os.RemoveAll(dir)
+	})
+	if asRoot() {
+		if out, err := exec.Command("chown", "postgres:", dir).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
+		}
+	}
+	if out, err := c.run(filepath.Join(bin, "initdb"), "--pgdata="+c.data, "--username=vane", "--auth=trust", "--encoding=UTF8", "--locale=C"); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	c.Start(t)
+	c.URL = "postgres://vane@127.0.0.1:" + c.port + "/postgres?sslmode=disable"
+	return c
+}
+
+// Start starts the cluster and waits until it accepts connections.
+func (c *cluster) Start(t *testing.T) {
+	t.Helper()
+	if out, err := c.pgctl("start", "--wait", "--timeout=60", "--log="+filepath.Join(filepath.Dir(c.data), "server.log"),
+		"-o", "-c listen_addresses=127.0.0.1 -p "+c.port+" -k "+filepath.Dir(c.data)+" -c fsync=off -c max_connections=200"); err != nil {
+		t.Fatalf("pg_ctl start: %v\n%s", err, out)
+	}
+}
+
+// Stop stops the cluster as a restart does (fast: open sessions are ended).
+func (c *cluster) Stop(t *testing.T) {
+	t.Helper()
+	if out, err := c.pgctl("stop", "--wait", "-m", "fast"); err != nil {
+		t.Fatalf("pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+func (c *cluster) pgctl(args ...string) ([]byte, error) {
+	return c.run(filepath.Join(c.bin, "pg_ctl"), append([]string{"--pgdata=" + c.data}, args...)...)
+}
+
+// run runs a PostgreSQL program as the cluster's owner: "postgres" when
+// the test runs as root (the server refuses root), else the test's user.
+func (c *cluster) run(prog string, args ...string) ([]byte, error) {
+	cmd := exec.Command(prog, args...)
+	if asRoot() {
+		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", prog}, args...)...)
+	}
+	return cmd.CombinedOutput()
+}
+
+func asRoot() bool { return os.Geteuid() == 0 }
+
+// postgresBin finds the server's programs: Debian's newest version, or
+// those on PATH.
+func postgresBin(t *testing.T) string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p)
+	}
+	testtool.Unavailable(t, "the replica test needs PostgreSQL's server programs (initdb, pg_ctl)")
+	return ""
+}
+
+func version(dir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return n
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// balancer is HAProxy in front of the replicas: round robin, each replica
+// checked on /readyz every 100 ms, taken out after one failed check and
+// back after one good one.
+type balancer struct {
+	URL string
+	cmd *exec.Cmd
+	out bytes.Buffer
+}
+
+func startBalancer(t *testing.T, replicas ...*examplerun.Service) *balancer {
+	t.Helper()
+	haproxy, err := exec.LookPath("haproxy")
+	if err != nil {
+		testtool.Unavailable(t, "the replica test needs HAProxy (Debian's haproxy)")
+	}
+	port := freePort(t)
+	var servers strings.Builder
+	for i, r := range replicas {
+		fmt.Fprintf(&servers, "  server r%d %s check\n", i, strings.TrimPrefix(r.URL, "http://"))
+	}
+	config := `global
+  maxconn 2000
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  retries 3
+  option redispatch
+  retry-on conn-failure empty-response
+frontend api
+  bind 127.0.0.1:` + port + `
+  default_backend replicas
+backend replicas
+  balance roundrobin
+  option http-server-close
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 100ms fall 1 rise 1
+` + servers.String()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &balancer{URL: "http://127.0.0.1:" + port}
+	b.cmd = exec.Command(haproxy, "-db", "-f", file)
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	if u, err := user.Current(); err == nil && u.Uid == "0" {
+		b.cmd.Dir = dir
+	}
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.cmd.Process.Kill()
+		b.cmd.Wait()
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(b.URL + "/readyz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return b
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("HAProxy did not serve /readyz within 10 s:\n%s", b.out.String())
+	return nil
+}
