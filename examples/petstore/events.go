@@ -34,8 +34,8 @@ type PetDeleted struct {
 }
 
 // EventsReset is sent first to a client whose Last-Event-ID is older than
-// the events the service keeps: it has missed changes, and should read
-// the pets again.
+// the events the service keeps, or names no event the database ever had:
+// it has missed changes, and should read the pets again.
 type EventsReset struct {
 	Reason string `json:"reason" example:"events before 1234 are no longer kept"`
 }
@@ -168,6 +168,8 @@ type feed struct {
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 
+	size int // of each subscriber's buffer: subscriberSize
+
 	mu   sync.Mutex
 	last int64 // the newest event handed out
 	subs map[*subscriber]struct{}
@@ -192,7 +194,7 @@ func startFeed(s *Store, listenURL string, logger *slog.Logger) (*feed, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &feed{store: s, listen: listenURL, logger: logger, wake: make(chan struct{}, 1), cancel: cancel,
-		last: last, subs: map[*subscriber]struct{}{}}
+		size: subscriberSize, last: last, subs: map[*subscriber]struct{}{}}
 	f.done.Add(1)
 	go f.run(ctx)
 	if listenURL != "" {
@@ -218,7 +220,7 @@ func (f *feed) poke() {
 // subscribe registers a subscriber and returns it with the ID of the
 // newest event handed out before it: it receives every event after that.
 func (f *feed) subscribe() (*subscriber, int64, func()) {
-	sub := &subscriber{c: make(chan storedEvent, subscriberSize)}
+	sub := &subscriber{c: make(chan storedEvent, f.size)}
 	f.mu.Lock()
 	f.subs[sub] = struct{}{}
 	last := f.last
@@ -334,9 +336,25 @@ func (a *api) serveEvents(ctx context.Context, in *EventsInput, send vane.Sender
 	defer unsubscribe()
 	if in.LastEventID != "" {
 		after, _ := strconv.ParseInt(in.LastEventID, 10, 64) // the pattern allows digits only
+		newest, err := a.store.LastEventID(ctx)
+		if err != nil {
+			return err
+		}
+		if after > newest {
+			// Not an event of this database: the client cannot know what
+			// it missed.
+			reset := EventsReset{Reason: fmt.Sprintf("event %d is unknown; read the pets again", after)}
+			if err := send(vane.Event{Data: reset}); err != nil {
+				return err
+			}
+			after = newest
+		}
 		if err := a.replay(ctx, after, last, send); err != nil {
 			return err
 		}
+		// A client that has seen events this replica's feed has not read
+		// yet (through another replica) is not sent them twice.
+		last = max(last, after)
 	}
 	for {
 		select {
