@@ -17,7 +17,7 @@ import (
 // or could not serve the query for now, so that a retry may succeed: a
 // connection refused, reset or broken, a server shutting down or starting
 // (PostgreSQL's class 08 and 57P01–57P03, too many connections), SQLite's
-// busy or locked database. Such a failure is answered 503 with
+// busy or locked database, a closed *sql.DB. Such a failure is answered 503 with
 // Retry-After, not 500.
 func unavailable(err error) bool {
 	if err == nil {
@@ -38,6 +38,11 @@ func unavailable(err error) bool {
 		return true
 	}
 	if pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return true
+	}
+	// A closed *sql.DB (the process is shutting down) has no exported
+	// error of its own.
+	if err.Error() == "sql: database is closed" {
 		return true
 	}
 	// modernc.org/sqlite: SQLITE_BUSY (5) and SQLITE_LOCKED (6), past the

@@ -244,3 +244,56 @@ func TestPostgresConnectionsKilled(t *testing.T) {
 		t.Fatalf("B's stream got %+v", got)
 	}
 }
+
+// A store whose database is closed (the process shutting down) answers
+// 503 with Retry-After, not 500.
+func TestClosedDatabaseIs503(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		store := db.freshStore(t)
+		srv := httptest.NewServer(newService(store, map[string]string{testToken: "tester"},
+			options{ready: readiness(&vane.Server{}, store)}))
+		t.Cleanup(srv.Close)
+		c := &client{t, srv.URL}
+		if err := store.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []response{
+			c.get("/pets/1"),
+			c.get("/pets"),
+			c.sendJSON("POST", "/pets", `{"name":"Nemo","species":"fish"}`, testToken),
+			c.doHeaders("PUT", "/pets/1", "application/json", `{"name":"Nemo","species":"fish"}`),
+			c.do("DELETE", "/pets/1", "", nil, testToken),
+		} {
+			if r.status != 503 || r.header.Get("Retry-After") == "" {
+				t.Errorf("%d %v %s, want 503 with Retry-After", r.status, r.header, r.body)
+			}
+		}
+		if r := c.get("/readyz"); r.status != 503 {
+			t.Errorf("readiness %d with the database closed", r.status)
+		}
+	})
+}
+
+// FuzzBearerToken: what bearerToken accepts is an Authorization value of
+// the Bearer scheme (any case), spaces, and the token it returns.
+func FuzzBearerToken(f *testing.F) {
+	for _, s := range []string{"Bearer abc", "bearer  abc", "Basic abc", "Bearer", "Bearer ", "BEARER\tabc", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		token, ok := bearerToken(h)
+		if !ok {
+			if token != "" {
+				t.Fatalf("refused %q with token %q", h, token)
+			}
+			return
+		}
+		if token == "" || token[0] == ' ' || len(h) < 7 || !strings.EqualFold(h[:6], "Bearer") ||
+			!strings.HasSuffix(h, token) || strings.Trim(h[6:len(h)-len(token)], " ") != "" || h[6] != ' ' {
+			t.Fatalf("bearerToken(%q) = %q", h, token)
+		}
+		if again, ok := bearerToken("bEaReR " + token); !ok || again != token {
+			t.Fatalf("token %q does not round-trip: %q, %v", token, again, ok)
+		}
+	})
+}
