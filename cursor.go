@@ -150,9 +150,9 @@ func (p *Pager) sign(scope string, payload []byte) []byte {
 	return m.Sum(nil)[:16]
 }
 
-// Links is an RFC 8288 Link header field: an output field
-// `Link vane.Links `header:"Link"`` sends the next and previous pages'
-// links (empty: no header).
+// Links is an RFC 8288 Link header field. An output field of this type
+// tagged header:"Link" sends the next and previous pages' links (empty:
+// no header).
 type Links []Link
 
 // Link is one link of a Link header field: its target and relation
