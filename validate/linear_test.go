@@ -157,7 +157,10 @@ func TestLinearTime(t *testing.T) {
 			small, large := measure(n), measure(16*n)
 			ratio := float64(large) / float64(max(small, time.Microsecond))
 			t.Logf("n=%d: %v; 16n: %v; ratio %.1f", n, small, large, ratio)
-			if ratio > 64 {
+			// Linear is 16×, quadratic 256×: 100× leaves room for a
+			// machine that is busy with other tests (71× was seen with
+			// a fuzzer on both cores) and still catches a quadratic walk.
+			if ratio > 100 {
 				t.Errorf("16× the input took %.0f× the time (%v against %v): not linear", ratio, large, small)
 			}
 		})

@@ -120,8 +120,9 @@ func freePort(t *testing.T) string {
 }
 
 // balancer is HAProxy in front of the replicas: round robin, each replica
-// checked on /readyz every 100 ms, taken out after one failed check and
-// back after one good one.
+// checked on /readyz every 100 ms, taken out after two failed checks (one
+// slow check under load does not take out a replica that serves) and back
+// after one good one.
 type balancer struct {
 	URL string
 	cmd *exec.Cmd
@@ -157,7 +158,8 @@ backend replicas
   option http-server-close
   option httpchk GET /readyz
   http-check expect status 200
-  default-server inter 100ms fall 1 rise 1
+  timeout check 2s
+  default-server inter 100ms fall 2 rise 1
 ` + servers.String()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "haproxy.cfg")
