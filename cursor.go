@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,19 @@ import (
 type Cursor struct {
 	token string
 }
+
+// hasCursor reports whether the input type t has a Cursor field: its
+// operation documents the 400 of a cursor that cannot be used.
+func hasCursor(t reflect.Type) bool {
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type == cursorType {
+			return true
+		}
+	}
+	return false
+}
+
+var cursorType = reflect.TypeFor[Cursor]()
 
 // MaxCursorLength is the longest cursor a Pager makes or reads.
 const MaxCursorLength = 1024
@@ -154,6 +168,13 @@ func (p *Pager) sign(scope string, payload []byte) []byte {
 // tagged header:"Link" sends the next and previous pages' links (empty:
 // no header).
 type Links []Link
+
+// JSONSchema describes a Link header field in the document: the text it
+// is sent as.
+func (Links) JSONSchema(*schema.Registry) *schema.Schema {
+	return &schema.Schema{Type: schema.TypeString, Examples: []any{`</pets?cursor=1.eyJpZCI6N30.dGFn>; rel="next"`},
+		Description: "Links (RFC 8288): a URL in angle brackets and its relation, such as rel=\"next\"."}
+}
 
 // Link is one link of a Link header field: its target and relation
 // ("next", "prev").

@@ -95,6 +95,13 @@ func TestCursorPaging(t *testing.T) {
 	if doc != "cursor Link" {
 		t.Errorf("documented %s", doc)
 	}
+	has400 := false
+	for _, resp := range d.Responses {
+		has400 = has400 || resp.Status == 400
+	}
+	if !has400 {
+		t.Error("the 400 of a cursor that cannot be used is not documented")
+	}
 }
 
 func FuzzCursor(f *testing.F) {

@@ -347,6 +347,15 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
 		}
 	}
+	if hasCursor(inT) {
+		documented = maps.Clone(documented) // never the Op's own map
+		if documented == nil {
+			documented = map[int]string{}
+		}
+		if _, ok := documented[http.StatusBadRequest]; !ok {
+			documented[http.StatusBadRequest] = "Bad Request: the cursor cannot be used (changed, cut short, or made for another order or filter)."
+		}
+	}
 	enc := respond.NewEncoders(c, set.encoders...)
 	if op.events != nil {
 		d.Status = http.StatusOK

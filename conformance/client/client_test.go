@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,12 +167,24 @@ func drive(t *testing.T, svc *examplerun.Service, rec *recorder) {
 		if res.JSON200 == nil || len(res.JSON200.Items) != 1 {
 			t.Errorf("listPets tag=generated%%2Cclient does not find the one pet with that tag: %s", res.Body)
 		}
-		// A page of one: a next link, and a total of at least two.
-		one := int64(1)
-		res, err = anon.ListPetsWithResponse(ctx, &petstore.ListPetsParams{Limit: &one})
+		// A page of one: a next link, and a total of at least two when
+		// asked for; following the link's cursor gives the next page.
+		one, yes := int64(1), true
+		res, err = anon.ListPetsWithResponse(ctx, &petstore.ListPetsParams{Limit: &one, Total: &yes})
 		must(t, "listPets", err, res.StatusCode(), res.Body, http.StatusOK)
-		if p := res.JSON200; p == nil || len(p.Items) != 1 || p.Next == nil || p.Total < 2 {
-			t.Errorf("listPets limit=1: %s", res.Body)
+		p := res.JSON200
+		if p == nil || len(p.Items) != 1 || p.Next == nil || p.Total == nil || *p.Total < 2 {
+			t.Fatalf("listPets limit=1: %s", res.Body)
+		}
+		next, err := url.Parse(*p.Next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cursor := next.Query().Get("cursor")
+		res, err = anon.ListPetsWithResponse(ctx, &petstore.ListPetsParams{Limit: &one, Cursor: &cursor})
+		must(t, "listPets", err, res.StatusCode(), res.Body, http.StatusOK)
+		if q := res.JSON200; q == nil || len(q.Items) != 1 || q.Items[0].Id == nil || p.Items[0].Id == nil || *q.Items[0].Id <= *p.Items[0].Id {
+			t.Errorf("the next page by cursor: %s", res.Body)
 		}
 		tooMany := int64(500)
 		res, err = anon.ListPetsWithResponse(ctx, &petstore.ListPetsParams{Limit: &tooMany})

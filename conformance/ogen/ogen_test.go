@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,9 +132,29 @@ func drive(t *testing.T, svc *examplerun.Service) {
 
 	t.Run("listPets", func(t *testing.T) {
 		res, err := c.ListPets(ctx, petstore.ListPetsParams{Tag: []string{"ogen"}})
-		page, ok := res.(*petstore.PagePet)
-		if err != nil || !ok || len(page.Items) != 1 || page.Items[0].ID != id {
+		page, ok := res.(*petstore.PagePetHeaders)
+		if err != nil || !ok || len(page.Response.Items) != 1 || page.Response.Items[0].ID != id {
 			t.Errorf("%#v %v", res, err)
+		}
+		// Following the Link header's cursor pages on; a changed cursor is
+		// a typed 400.
+		res, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: petstore.NewOptInt64(1)})
+		first, ok := res.(*petstore.PagePetHeaders)
+		if err != nil || !ok || !first.Link.Set || !strings.Contains(first.Link.Value, `rel="next"`) {
+			t.Fatalf("first page: %#v %v", res, err)
+		}
+		u, err := url.Parse(strings.TrimPrefix(strings.Split(first.Link.Value, ">")[0], "<"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cursor := u.Query().Get("cursor")
+		res, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: petstore.NewOptInt64(1), Cursor: petstore.NewOptString(cursor)})
+		if second, ok := res.(*petstore.PagePetHeaders); err != nil || !ok || len(second.Response.Items) != 1 || second.Response.Items[0].ID <= first.Response.Items[0].ID {
+			t.Errorf("second page: %#v %v", res, err)
+		}
+		res, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: petstore.NewOptInt64(1), Cursor: petstore.NewOptString(cursor + "x")})
+		if _, ok := res.(*petstore.ListPetsBadRequest); err != nil || !ok {
+			t.Errorf("a changed cursor: %#v %v", res, err)
 		}
 	})
 

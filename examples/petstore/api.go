@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -25,6 +27,7 @@ import (
 type api struct {
 	router *vane.Router // answers requireToken's 401s through its error model
 	store  *Store
+	pager  *vane.Pager // makes and reads the cursors of GET /pets
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
 }
@@ -32,7 +35,7 @@ type api struct {
 // registerAPI registers the service's operations on r, and returns the
 // api (whose serveEvents is GET /pets/events, registered apart).
 func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *api {
-	a := &api{router: r, store: store, tokens: tokens}
+	a := &api{router: r, store: store, tokens: tokens, pager: vane.NewPager(cursorKey(tokens))}
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
@@ -165,33 +168,67 @@ func secured(op *vane.Op) {
 // rule gets a 422 problem listing every broken rule, and the handler never
 // sees it.
 type ListPets struct {
-	Limit   int      `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"How many pets a page holds."`
-	Offset  int      `query:"offset" default:"0" minimum:"0" doc:"How many matching pets to skip."`
-	Species string   `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
-	Status  string   `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
-	Tags    []string `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
-	Q       string   `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, ignoring case (no control characters)."`
+	Cursor  vane.Cursor `query:"cursor"`
+	Limit   int         `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"How many pets a page holds."`
+	Offset  int         `query:"offset" default:"0" minimum:"0" maximum:"10000" doc:"How many matching pets to skip, after the cursor if there is one. It costs what it skips: follow the next link (a cursor) to page instead."`
+	Total   bool        `query:"total" doc:"Also count every matching pet (total). Counting costs a scan of every match, so it is only done when asked."`
+	Species string      `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
+	Status  string      `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
+	Tags    []string    `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
+	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, ignoring case (no control characters)."`
 }
 
 // Page is one page of a list. It is generic: the document names
 // Page[Pet] "PagePet".
 type Page[T any] struct {
 	Items  []T     `json:"items" doc:"This page's items."`
-	Total  int     `json:"total" doc:"How many items match, on every page."`
+	Total  *int    `json:"total,omitempty" doc:"How many items match, on every page; sent only when the request asks with total=true."`
 	Offset int     `json:"offset"`
 	Limit  int     `json:"limit"`
-	Next   *string `json:"next" nullable:"true" doc:"The URL of the next page; null on the last page."`
+	Next   *string `json:"next" nullable:"true" doc:"The URL of the next page (its cursor); null on the last page."`
 }
 
-func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
+// PetPage is a page of pets, with the next page's link in a Link header
+// (RFC 8288) too.
+type PetPage struct {
+	Link vane.Links `header:"Link" doc:"The next page's link, rel=next, when there is one."`
+	Body Page[Pet]
+}
+
+// petsAfter is the position a cursor of GET /pets holds: the ID of the
+// last pet of a page.
+type petsAfter struct {
+	ID int64 `json:"id"`
+}
+
+// listScope names the order and the filters of a list, so that a cursor
+// made for one is refused for another.
+func listScope(in *ListPets) string {
+	tags := slices.Clone(in.Tags)
+	slices.Sort(tags)
+	return "pets by id|" + in.Species + "|" + in.Status + "|" + in.Q + "|" + strings.Join(tags, ",")
+}
+
+func (a *api) listPets(ctx context.Context, in *ListPets) (*PetPage, error) {
+	var after petsAfter
+	if _, err := a.pager.Read(in.Cursor, listScope(in), &after); err != nil {
+		return nil, err // 400, naming query.cursor
+	}
 	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
-	items, total, err := a.store.List(ctx, f, in.Offset, in.Limit)
+	items, more, total, err := a.store.ListAfter(ctx, f, after.ID, in.Offset, in.Limit, in.Total)
 	if err != nil {
 		return nil, storeError(err, 0) // a 503 when the database is down, else a 500 whose cause is logged
 	}
-	page := &Page[Pet]{Items: items, Total: total, Offset: in.Offset, Limit: in.Limit}
-	if next := in.Offset + len(items); next < total {
-		q := url.Values{"offset": {strconv.Itoa(next)}, "limit": {strconv.Itoa(in.Limit)}}
+	out := &PetPage{Body: Page[Pet]{Items: items, Offset: in.Offset, Limit: in.Limit}}
+	if in.Total {
+		out.Body.Total = &total
+	}
+	if more {
+		c, err := a.pager.Cursor(listScope(in), petsAfter{ID: items[len(items)-1].ID})
+		if err != nil {
+			return nil, err
+		}
+		q := url.Values{"cursor": {c.String()}, "limit": {strconv.Itoa(in.Limit)}}
 		for k, v := range map[string]string{"species": in.Species, "status": in.Status, "q": in.Q} {
 			if v != "" {
 				q.Set(k, v)
@@ -201,12 +238,13 @@ func (a *api) listPets(ctx context.Context, in *ListPets) (*Page[Pet], error) {
 			q["tag"] = in.Tags
 		}
 		link := "/pets?" + q.Encode()
-		page.Next = &link
+		out.Body.Next = &link
+		out.Link = vane.Links{{URL: link, Rel: "next"}}
 	}
-	if page.Items == nil {
-		page.Items = []Pet{} // [] rather than null
+	if out.Body.Items == nil {
+		out.Body.Items = []Pet{} // [] rather than null
 	}
-	return page, nil
+	return out, nil
 }
 
 // ---- One pet ----
@@ -432,6 +470,22 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
 	})
+}
+
+// cursorKey is the key of the list cursors: derived from the service's
+// tokens, which every replica shares, so that a cursor made by one is
+// read by any; with no token, none (a random key of this process).
+func cursorKey(tokens map[string]string) []byte {
+	if len(tokens) == 0 {
+		return nil
+	}
+	h := sha256.New()
+	h.Write([]byte("petstore list cursors\x00"))
+	for _, t := range slices.Sorted(maps.Keys(tokens)) {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
 }
 
 // bearerToken returns the token of an Authorization header of the Bearer

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -358,4 +359,29 @@ func TestHeadAgreesWithGetUnderGzip(t *testing.T) {
 			t.Errorf("%s: GET %s, HEAD %s", path, got[0], got[1])
 		}
 	}
+}
+
+// Pages follow by cursor, with the same link in the body and in a Link
+// header; a cursor changed, or used with other filters, is a 400 naming
+// query.cursor, never another page.
+func TestListByCursor(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		r := c.get("/pets?limit=1&species=dog")
+		p := decode[Page[Pet]](t, r, 200)
+		if p.Next == nil || r.header.Get("Link") != "<"+*p.Next+`>; rel="next"` || !strings.Contains(*p.Next, "cursor=") {
+			t.Fatalf("next %v, Link %q", p.Next, r.header.Get("Link"))
+		}
+		u, _ := url.Parse(*p.Next)
+		cursor := u.Query().Get("cursor")
+		for name, query := range map[string]string{
+			"other filters": "species=cat&cursor=" + url.QueryEscape(cursor),
+			"changed":       "species=dog&cursor=" + url.QueryEscape(cursor[:len(cursor)-2]+"AA"),
+		} {
+			r := c.get("/pets?" + query)
+			if r.status != 400 || !strings.Contains(string(r.body), `"location":"query.cursor"`) {
+				t.Errorf("%s: %d %s", name, r.status, r.body)
+			}
+		}
+	})
 }

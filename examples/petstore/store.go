@@ -123,6 +123,17 @@ func scanPet(row interface{ Scan(...any) error }, extra ...any) (Pet, error) {
 // List returns the pets matching f, in ID order, from offset on, at most
 // limit of them, and how many match in all.
 func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, int, error) {
+	pets, _, total, err := s.ListAfter(ctx, f, 0, offset, limit, true)
+	return pets, total, err
+}
+
+// ListAfter returns the pets matching f whose ID is above after, in ID
+// order, skipping offset of them, at most limit: a page by key, which
+// costs the page (the primary key's index finds where it starts), not
+// the pages before it. more reports whether a pet follows. With count,
+// total is how many match in all, which costs a scan of every match;
+// without it, 0.
+func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, limit int, count bool) (pets []Pet, more bool, total int, err error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -145,35 +156,40 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 	if len(where) > 0 {
 		cond = "WHERE " + strings.Join(where, " AND ")
 	}
-
-	// One statement reads the page and the total, so that both come from
-	// the same snapshot.
-	q := s.selectPets(", COUNT(*) OVER ()") + cond + " ORDER BY p.id LIMIT " + arg(limit) + " OFFSET " + arg(offset)
+	if count {
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pets p "+cond, args...).Scan(&total); err != nil {
+			return nil, false, 0, err
+		}
+	}
+	keyed := cond
+	if after > 0 {
+		if keyed == "" {
+			keyed = "WHERE "
+		} else {
+			keyed += " AND "
+		}
+		keyed += "p.id > " + arg(after)
+	}
+	q := s.selectPets("") + keyed + " ORDER BY p.id LIMIT " + arg(limit+1) + " OFFSET " + arg(offset)
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
 	defer rows.Close()
-	var pets []Pet
-	total := 0
 	for rows.Next() {
-		p, err := scanPet(rows, &total)
+		p, err := scanPet(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, false, 0, err
 		}
 		pets = append(pets, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
-	if len(pets) == 0 && offset > 0 {
-		// Past the last page: no row carries the total.
-		err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pets p "+cond, args[:len(args)-2]...).Scan(&total)
-		if err != nil {
-			return nil, 0, err
-		}
+	if len(pets) > limit {
+		pets, more = pets[:limit], true
 	}
-	return pets, total, nil
+	return pets, more, total, nil
 }
 
 // escapeLike escapes the wildcards of a LIKE pattern.

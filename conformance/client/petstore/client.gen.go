@@ -350,12 +350,12 @@ type PagePet struct {
 	Items []Pet `json:"items"`
 	Limit int64 `json:"limit"`
 
-	// Next The URL of the next page; null on the last page.
+	// Next The URL of the next page (its cursor); null on the last page.
 	Next   *string `json:"next,omitempty"`
 	Offset int64   `json:"offset"`
 
-	// Total How many items match, on every page.
-	Total int64 `json:"total"`
+	// Total How many items match, on every page; sent only when the request asks with total=true.
+	Total *int64 `json:"total,omitempty"`
 }
 
 // Pet defines model for Pet.
@@ -563,11 +563,16 @@ type ValidationFailed = Problem
 
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
 	// Limit How many pets a page holds.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset How many matching pets to skip.
+	// Offset How many matching pets to skip, after the cursor if there is one. It costs what it skips: follow the next link (a cursor) to page instead.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// Total Also count every matching pet (total). Counting costs a scan of every match, so it is only done when asked.
+	Total *bool `form:"total,omitempty" json:"total,omitempty"`
 
 	// Species Only pets of this species.
 	Species *ListPetsParamsSpecies `form:"species,omitempty" json:"species,omitempty"`
@@ -1278,6 +1283,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
@@ -1293,6 +1310,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 		if params.Offset != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Total != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "total", *params.Total, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2036,11 +2065,18 @@ func (r WhoAmIResponse) ContentType() string {
 	return ""
 }
 
+// ListPetsResponse200Headers the declared response headers of an HTTP 200 response for ListPets
+type ListPetsResponse200Headers struct {
+	Link *string
+}
+
 type ListPetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PagePet
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
@@ -2051,11 +2087,18 @@ type ListPetsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPetsResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListPetsResponse) GetJSON200() *PagePet {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPetsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
@@ -3269,6 +3312,13 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3304,6 +3354,19 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPetsResponse200Headers
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil

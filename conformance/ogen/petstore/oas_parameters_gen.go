@@ -29,10 +29,15 @@ type GetPetPhotoParams struct {
 
 // ListPetsParams is parameters of listPets operation.
 type ListPetsParams struct {
+	Cursor OptString `json:",omitempty,omitzero"`
 	// How many pets a page holds.
 	Limit OptInt64 `json:",omitempty,omitzero"`
-	// How many matching pets to skip.
+	// How many matching pets to skip, after the cursor if there is one. It costs what it skips: follow the
+	// next link (a cursor) to page instead.
 	Offset OptInt64 `json:",omitempty,omitzero"`
+	// Also count every matching pet (total). Counting costs a scan of every match, so it is only done when
+	// asked.
+	Total OptBool `json:",omitempty,omitzero"`
 	// Only pets of this species.
 	Species OptListPetsSpecies `json:",omitempty,omitzero"`
 	// Only pets in this status.

@@ -284,6 +284,10 @@ type GetPetUnprocessableEntity Problem
 
 func (*GetPetUnprocessableEntity) getPetRes() {}
 
+type ListPetsBadRequest Problem
+
+func (*ListPetsBadRequest) listPetsRes() {}
+
 type ListPetsInternalServerError Problem
 
 func (*ListPetsInternalServerError) listPetsRes() {}
@@ -427,6 +431,52 @@ func (s *Me) SetUser(val string) {
 }
 
 func (*Me) whoAmIRes() {}
+
+// NewOptBool returns new OptBool with value set to v.
+func NewOptBool(v bool) OptBool {
+	return OptBool{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptBool is optional bool.
+type OptBool struct {
+	Value bool
+	Set   bool
+}
+
+// IsSet returns true if OptBool was set.
+func (o OptBool) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptBool) Reset() {
+	var v bool
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptBool) SetTo(v bool) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptBool) Get() (v bool, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptBool) Or(d bool) bool {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
 
 // NewOptDate returns new OptDate with value set to v.
 func NewOptDate(v time.Time) OptDate {
@@ -1140,11 +1190,11 @@ func (o OptString) Or(d string) string {
 type PagePet struct {
 	// This page's items.
 	Items []Pet `json:"items"`
-	// How many items match, on every page.
-	Total  int64 `json:"total"`
-	Offset int64 `json:"offset"`
-	Limit  int64 `json:"limit"`
-	// The URL of the next page; null on the last page.
+	// How many items match, on every page; sent only when the request asks with total=true.
+	Total  OptInt64 `json:"total"`
+	Offset int64    `json:"offset"`
+	Limit  int64    `json:"limit"`
+	// The URL of the next page (its cursor); null on the last page.
 	Next OptNilString `json:"next"`
 }
 
@@ -1154,7 +1204,7 @@ func (s *PagePet) GetItems() []Pet {
 }
 
 // GetTotal returns the value of Total.
-func (s *PagePet) GetTotal() int64 {
+func (s *PagePet) GetTotal() OptInt64 {
 	return s.Total
 }
 
@@ -1179,7 +1229,7 @@ func (s *PagePet) SetItems(val []Pet) {
 }
 
 // SetTotal sets the value of Total.
-func (s *PagePet) SetTotal(val int64) {
+func (s *PagePet) SetTotal(val OptInt64) {
 	s.Total = val
 }
 
@@ -1198,7 +1248,33 @@ func (s *PagePet) SetNext(val OptNilString) {
 	s.Next = val
 }
 
-func (*PagePet) listPetsRes() {}
+// PagePetHeaders wraps PagePet with response headers.
+type PagePetHeaders struct {
+	Link     OptString
+	Response PagePet
+}
+
+// GetLink returns the value of Link.
+func (s *PagePetHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *PagePetHeaders) GetResponse() PagePet {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *PagePetHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *PagePetHeaders) SetResponse(val PagePet) {
+	s.Response = val
+}
+
+func (*PagePetHeaders) listPetsRes() {}
 
 type PatchPetBadRequest Problem
 

@@ -102,6 +102,29 @@ func (s *PagePet) Validate() error {
 	return nil
 }
 
+func (s *PagePetHeaders) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if err := s.Response.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "Response",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s PatchPetReqApplicationJSONPatchJSON) Validate() error {
 	alias := ([]PatchPetReqApplicationJSONPatchJSONItem)(s)
 	if alias == nil {
