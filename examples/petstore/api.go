@@ -175,7 +175,7 @@ type ListPets struct {
 	Species string      `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string      `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
 	Tags    []string    `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
-	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, ignoring case (no control characters)."`
+	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name."`
 }
 
 // Page is one page of a list. It is generic: the document names

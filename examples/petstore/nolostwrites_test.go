@@ -385,3 +385,39 @@ func TestListByCursor(t *testing.T) {
 		}
 	})
 }
+
+// A search finds the names that contain it, ignoring case, through the
+// index for three characters or more, and reads quotes, percent signs
+// and underscores as themselves.
+func TestSearchByIndex(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		newPet(t, c, `{"name":"Sir \"Quote\" 100%_off","species":"cat"}`)
+		for q, want := range map[string]string{
+			"isc": "Biscuit", "ISCU": "Biscuit", "bi": "Biscuit", "qj": "", "quote\"": `Sir "Quote" 100%_off`,
+			"100%_": `Sir "Quote" 100%_off`, "0%": `Sir "Quote" 100%_off`, "%_o": `Sir "Quote" 100%_off`, "zzz": "",
+		} {
+			p := decode[Page[Pet]](t, c.get("/pets?q="+url.QueryEscape(q)), 200)
+			var got []string
+			for _, pet := range p.Items {
+				got = append(got, pet.Name)
+			}
+			if strings.Join(got, ",") != want {
+				t.Errorf("q=%s: %v, want %q", q, got, want)
+			}
+		}
+		// The index follows renames and deletes.
+		id := newPet(t, c, `{"name":"Zanzibar","species":"bird"}`)
+		c.doHeaders("PUT", "/pets/"+id, "application/json", `{"name":"Mombasa","species":"bird"}`)
+		if p := decode[Page[Pet]](t, c.get("/pets?q=zanz"), 200); len(p.Items) != 0 {
+			t.Errorf("a renamed pet is found by its old name: %v", p.Items)
+		}
+		if p := decode[Page[Pet]](t, c.get("/pets?q=omba"), 200); len(p.Items) != 1 {
+			t.Errorf("a renamed pet is not found by its new name: %v", p.Items)
+		}
+		c.do("DELETE", "/pets/"+id, "", nil, testToken)
+		if p := decode[Page[Pet]](t, c.get("/pets?q=omba"), 200); len(p.Items) != 0 {
+			t.Errorf("a deleted pet is found: %v", p.Items)
+		}
+	})
+}

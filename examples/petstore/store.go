@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // PetInput is what a client sends to create or replace a pet. Its tags are
@@ -149,8 +150,16 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	for _, t := range f.Tags {
 		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
 	}
-	if f.Query != "" {
-		where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(strings.ToLower(f.Query))+"%")+` ESCAPE '\'`)
+	if q := strings.ToLower(f.Query); q != "" {
+		if s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3 {
+			// The trigram index of pets_fts: a phrase of the search finds
+			// the names that contain it.
+			where = append(where, "p.id IN (SELECT rowid FROM pets_fts WHERE pets_fts MATCH "+arg(`"`+strings.ReplaceAll(q, `"`, `""`)+`"`)+")")
+		} else {
+			// PostgreSQL's trigram index serves this LIKE (three characters
+			// or more); shorter searches read every name.
+			where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(q)+"%")+` ESCAPE '\'`)
+		}
 	}
 	cond := ""
 	if len(where) > 0 {

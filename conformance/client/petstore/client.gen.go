@@ -583,7 +583,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, ignoring case (no control characters).
+	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
