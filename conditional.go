@@ -86,21 +86,14 @@ func (c *Conditional) Matches(current Version) bool {
 	if !c.Preconditioned() {
 		return true
 	}
-	var h [3][1]string
-	hdr := make(http.Header, 3)
+	var im, inm []string
 	if c.IfMatch != "" {
-		h[0][0] = c.IfMatch
-		hdr["If-Match"] = h[0][:]
+		im = []string{c.IfMatch}
 	}
 	if c.IfNoneMatch != "" {
-		h[1][0] = c.IfNoneMatch
-		hdr["If-None-Match"] = h[1][:]
+		inm = []string{c.IfNoneMatch}
 	}
-	if c.IfUnmodifiedSince != "" {
-		h[2][0] = c.IfUnmodifiedSince
-		hdr["If-Unmodified-Since"] = h[2][:]
-	}
-	return respond.Preconditions(hdr, current)
+	return respond.PreconditionsOf(im, inm, c.IfUnmodifiedSince, current)
 }
 
 // Write performs a conditional write as a compare-and-swap. current reads
@@ -173,7 +166,9 @@ func unmatchableIfMatch(h http.Header) bool {
 		return false
 	}
 	for _, l := range lines {
-		for _, e := range strings.Split(l, ",") {
+		for l != "" {
+			var e string
+			e, l, _ = strings.Cut(l, ",")
 			if strings.TrimSpace(e) == "*" {
 				return false
 			}

@@ -103,16 +103,22 @@ type Version struct {
 // request may proceed; false means 412 Precondition Failed. A request with
 // none of them proceeds.
 func Preconditions(h http.Header, v Version) bool {
-	if im := h["If-Match"]; len(im) > 0 {
+	return PreconditionsOf(h["If-Match"], h["If-None-Match"], h.Get("If-Unmodified-Since"), v)
+}
+
+// PreconditionsOf is Preconditions for the field values themselves: the
+// lines of If-Match and If-None-Match, and If-Unmodified-Since.
+func PreconditionsOf(im, inm []string, ius string, v Version) bool {
+	if len(im) > 0 {
 		if !v.Exists || !matchETag(im, v.ETag, false) {
 			return false
 		}
-	} else if ius := h.Get("If-Unmodified-Since"); ius != "" && !v.LastModified.IsZero() {
+	} else if ius != "" && !v.LastModified.IsZero() {
 		if t, err := http.ParseTime(ius); err == nil && v.LastModified.Truncate(time.Second).After(t) {
 			return false
 		}
 	}
-	if inm := h["If-None-Match"]; len(inm) > 0 && v.Exists && matchETag(inm, v.ETag, true) {
+	if len(inm) > 0 && v.Exists && matchETag(inm, v.ETag, true) {
 		return false
 	}
 	return true
