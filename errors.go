@@ -285,11 +285,5 @@ func (r *Router) WriteError(w http.ResponseWriter, req *http.Request, err error)
 	if err == nil {
 		err = errors.New("vane: WriteError called with a nil error")
 	}
-	p := problemOf(req, &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err)
-	if r.api.errorHook != nil {
-		if q := r.api.errorHook(req, p.Clone()); q != nil {
-			p = q
-		}
-	}
-	problem.Write(w, p)
+	writeProblem(r.api.errorHook, w, req, problemOf(req, &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err))
 }

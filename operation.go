@@ -338,7 +338,8 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		d.ID = operation.DefaultID(op.Method, full)
 	}
 	documented := op.Responses
-	if precond := hasConditional(inT); precond {
+	cond := hasConditional(inT)
+	if cond {
 		documented = maps.Clone(op.Responses)
 		if documented == nil {
 			documented = map[int]string{}
@@ -380,7 +381,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		}
 	}
 	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
-		cond: hasConditional(inT), writes: !safeMethod(op.Method) || hasConditional(inT)}
+		cond: cond, writes: cond || !safeMethod(op.Method)}
 	return th, d, nil
 }
 
@@ -469,8 +470,14 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 
 // fail writes the problem p, through the router's ErrorHook if it has one.
 func (h *typedHandler[I, O]) fail(w http.ResponseWriter, req *http.Request, p *problem.Details) {
-	if h.hook != nil {
-		if q := h.hook(req, p.Clone()); q != nil {
+	writeProblem(h.hook, w, req, p)
+}
+
+// writeProblem writes p through hook, when there is one, which gets a
+// copy: every problem vane writes for a router goes through here.
+func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w http.ResponseWriter, req *http.Request, p *problem.Details) {
+	if hook != nil {
+		if q := hook(req, p.Clone()); q != nil {
 			p = q
 		}
 	}
