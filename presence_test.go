@@ -6,6 +6,8 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"github.com/vane-http/vane/problem"
 )
 
 // A form value that was sent is checked against its rules, even when it is
@@ -128,21 +130,7 @@ func TestJSONNullOnlyWhereNullable(t *testing.T) {
 		{`null`, "body: expected object, not null"},
 	}
 	for _, tc := range cases {
-		w := serve(r, "POST", "/n", tc.body, "Content-Type", "application/json")
-		if tc.want == "" {
-			if w.Code != 200 {
-				t.Errorf("%s: %d %s", tc.body, w.Code, w.Body)
-			}
-			continue
-		}
-		if w.Code != 422 {
-			t.Errorf("%s: %d %s, want %s", tc.body, w.Code, w.Body, tc.want)
-			continue
-		}
-		p := decodeProblem(t, w)
-		if len(p.Errors) != 1 || p.Errors[0].Location+": "+p.Errors[0].Message != tc.want {
-			t.Errorf("%s: %d %s, want %s", tc.body, w.Code, w.Body, tc.want)
-		}
+		failuresAre(t, r, "/n", tc.body, tc.want, func(e problem.FieldError) string { return e.Location + ": " + e.Message })
 	}
 	// The document says the same: only note, any and extra admit null.
 	body := r.Operations()[0].RequestBody.Content[0].Schema
@@ -248,23 +236,31 @@ func TestJSONZeroValuesSentAreValidated(t *testing.T) {
 		{`{"groups":[{"items":[]}],"fixed":[{"sku":"a"},{"sku":"a"},{"sku":"a"}]}`, ""},
 	}
 	for _, tc := range cases {
-		w := serve(r, "POST", "/z", tc.body, "Content-Type", "application/json")
-		if tc.want == "" {
-			if w.Code != 200 {
-				t.Errorf("%s: %d %s", tc.body, w.Code, w.Body)
-			}
-			continue
+		failuresAre(t, r, "/z", tc.body, tc.want, func(e problem.FieldError) string { return e.Location })
+	}
+}
+
+// failuresAre posts body to path as JSON and checks the answer: 200 when
+// want is empty, else 422 with each failure, as show renders it, joined by
+// spaces, equal to want.
+func failuresAre(t *testing.T, r *Router, path, body, want string, show func(problem.FieldError) string) {
+	t.Helper()
+	w := serve(r, "POST", path, body, "Content-Type", "application/json")
+	if want == "" {
+		if w.Code != 200 {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body)
 		}
-		if w.Code != 422 {
-			t.Errorf("%s: %d %s, want failures at %s", tc.body, w.Code, w.Body, tc.want)
-			continue
-		}
-		var locs []string
-		for _, e := range decodeProblem(t, w).Errors {
-			locs = append(locs, e.Location)
-		}
-		if got := strings.Join(locs, " "); got != tc.want {
-			t.Errorf("%s: failures at %q, want %q: %s", tc.body, got, tc.want, w.Body)
-		}
+		return
+	}
+	if w.Code != 422 {
+		t.Errorf("%s: %d %s, want failures %q", body, w.Code, w.Body, want)
+		return
+	}
+	var got []string
+	for _, e := range decodeProblem(t, w).Errors {
+		got = append(got, show(e))
+	}
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("%s: failures %q, want %q: %s", body, g, want, w.Body)
 	}
 }

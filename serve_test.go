@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/syncbuf"
 )
 
 // startServer runs s in the background on a loopback port and returns its
@@ -120,7 +121,7 @@ func TestServeShutdownTimeout(t *testing.T) {
 }
 
 func TestServeRecoversPanics(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("kaboom") })
@@ -223,23 +224,6 @@ func TestServeListenError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Errorf("Serve on a busy port: %v", err)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestServeDrainsBeforeClosingTheListener shows the shutdown order under
@@ -397,7 +381,7 @@ func TestServeDrainsBeforeClosingTheListener(t *testing.T) {
 }
 
 func TestReadinessHandler(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	srv := &vane.Server{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	dbErr := errors.New("dial tcp db.internal:5432: connection refused")
 	var failing error

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/syncbuf"
 	"github.com/vane-http/vane/middleware"
 )
 
@@ -33,7 +34,7 @@ func records(t *testing.T, b []byte) []map[string]any {
 }
 
 func TestLoggerOneRecordPerRequest(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	r := vane.New()
 	r.Use(middleware.RequestID,
@@ -134,7 +135,7 @@ func TestLoggerRespectsLevel(t *testing.T) {
 // do: flushing (a stream reaches the client before the handler returns),
 // hijacking, deadlines through ResponseController, and ReadFrom.
 func TestLoggerWriterKeepsOptionalInterfaces(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	mw := middleware.Logger(slog.New(slog.NewJSONHandler(&logs, nil)))
 	release := make(chan struct{})
 	mux := http.NewServeMux()

@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/vane-http/vane/internal/syncbuf"
 	"github.com/vane-http/vane/middleware"
 )
 
@@ -65,7 +65,7 @@ func TestRecovererTurnsPanicInto500Problem(t *testing.T) {
 }
 
 func TestRecovererAbortsAStartedResponse(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	srv := httptest.NewServer(middleware.Recoverer(slog.New(slog.NewTextHandler(&logs, nil)))(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "100")
@@ -89,24 +89,6 @@ func TestRecovererAbortsAStartedResponse(t *testing.T) {
 	if !strings.Contains(logs.String(), "late") {
 		t.Errorf("panic not logged: %s", logs.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func TestRecovererPassesErrAbortHandler(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vane-http/vane/internal/syncbuf"
 	"github.com/vane-http/vane/middleware"
 )
 
@@ -298,7 +299,7 @@ func ExampleTimeout() {
 // A handler that panics after its timeout has answered cannot reach the
 // client or Recoverer any more; the panic is logged, not lost.
 func TestTimeoutLatePanicIsLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	defer slog.SetDefault(prev)

@@ -31,13 +31,8 @@ func testBackground(t *testing.T) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
-		switch role(req.Header.Get(hdrRole)) {
-		case roleFirst:
-			bg := context.WithoutCancel(req.Context())
-			rg.park(func() string { return userOf(bg) })
-		case roleHeld:
-			rg.hold(id)
-		}
+		bg := context.WithoutCancel(req.Context())
+		rg.act(role(req.Header.Get(hdrRole)), id, func() string { return userOf(bg) })
 		io.WriteString(w, id)
 	})
 	rg.start(r, false)
@@ -65,12 +60,7 @@ func testParamAfterReturn(t *testing.T) {
 				id := req.Header.Get(hdrID)
 				rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
 				rg.expect(id, "vane.Param(kind)", vane.Param(req, "kind"), "k"+id)
-				switch role(req.Header.Get(hdrRole)) {
-				case roleFirst:
-					rg.park(func() string { return paramAfter(req, "id", "kind") })
-				case roleHeld:
-					rg.hold(id)
-				}
+				rg.act(role(req.Header.Get(hdrRole)), id, func() string { return paramAfter(req, "id", "kind") })
 				io.WriteString(w, id)
 			}
 			if where == "direct" {
@@ -140,15 +130,10 @@ func testMount(t *testing.T) {
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(org)", vane.Param(req, "org"), "o"+id)
 		rg.expect(id, "vane.Param(repo)", vane.Param(req, "repo"), "p"+id)
-		switch role(req.Header.Get(hdrRole)) {
-		case roleFirst:
-			kept := req.WithContext(context.WithoutCancel(req.Context()))
-			rg.park(func() string {
-				return userOf(kept.Context()) + "|" + paramAfter(kept, "org", "repo") + "|" + paramAfter(req, "org", "repo")
-			})
-		case roleHeld:
-			rg.hold(id)
-		}
+		kept := req.WithContext(context.WithoutCancel(req.Context()))
+		rg.act(role(req.Header.Get(hdrRole)), id, func() string {
+			return userOf(kept.Context()) + "|" + paramAfter(kept, "org", "repo") + "|" + paramAfter(req, "org", "repo")
+		})
 		io.WriteString(w, id)
 	})
 	outer := vane.New()
@@ -176,13 +161,8 @@ func testHTTP2(t *testing.T) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
-		switch role(req.Header.Get(hdrRole)) {
-		case roleFirst:
-			kept := req.WithContext(context.WithoutCancel(req.Context()))
-			rg.park(func() string { return userOf(kept.Context()) + "|" + vane.Param(kept, "id") })
-		case roleHeld:
-			rg.hold(id)
-		}
+		kept := req.WithContext(context.WithoutCancel(req.Context()))
+		rg.act(role(req.Header.Get(hdrRole)), id, func() string { return userOf(kept.Context()) + "|" + vane.Param(kept, "id") })
 		io.WriteString(w, id)
 	})
 	rg.start(r, true)
@@ -202,14 +182,10 @@ func testPanic(t *testing.T) {
 			id := req.Header.Get(hdrID)
 			rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 			rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
-			switch role(req.Header.Get(hdrRole)) {
-			case roleFirst:
-				bg := context.WithoutCancel(req.Context())
-				kept := req.WithContext(bg)
-				rg.park(func() string { return userOf(bg) + "|" + vane.Param(kept, "id") })
+			bg := context.WithoutCancel(req.Context())
+			kept := req.WithContext(bg)
+			if rg.act(role(req.Header.Get(hdrRole)), id, func() string { return userOf(bg) + "|" + vane.Param(kept, "id") }) {
 				panic("the handler of " + id + " fails")
-			case roleHeld:
-				rg.hold(id)
 			}
 			io.WriteString(w, id)
 		}

@@ -212,6 +212,21 @@ func (rg *rig) hold(id string) {
 	}
 }
 
+// act plays the request's role in its handler: the first parks read, the
+// held holds; any other role does nothing. It reports whether r is first
+// (the handlers that fail after parking panic then). What read captures is
+// taken before act is called, while the request is live.
+func (rg *rig) act(r role, id string, read func() string) bool {
+	switch r {
+	case roleFirst:
+		rg.park(read)
+		return true
+	case roleHeld:
+		rg.hold(id)
+	}
+	return false
+}
+
 // park leaves a goroutine behind that calls read when the round tells it
 // to, after the handler that called park has returned.
 func (rg *rig) park(read func() string) {

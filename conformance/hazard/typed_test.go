@@ -127,13 +127,8 @@ func testTypedBodyBytes(t *testing.T) {
 			id := in.HID
 			rg.expect(id, "in.ID", in.ID, id)
 			rg.expect(id, "in.Body.Raw", string(in.Body.Raw), rawFor(id))
-			switch role(in.Role) {
-			case roleFirst:
-				raw, blob := in.Body.Raw, in.Body.Blob
-				rg.park(func() string { return string(raw) + "|" + string(blob) })
-			case roleHeld:
-				rg.hold(id)
-			}
+			raw, blob := in.Body.Raw, in.Body.Blob
+			rg.act(role(in.Role), id, func() string { return string(raw) + "|" + string(blob) })
 			return &idOut{ID: id}, nil
 		})
 		rg.start(r, false)
@@ -153,13 +148,8 @@ func testTypedBodyBytes(t *testing.T) {
 			id := in.HID
 			rg.expect(id, "in.ID", in.ID, id)
 			rg.expect(id, "in.Body", string(in.Body), "upload-"+id)
-			switch role(in.Role) {
-			case roleFirst:
-				kept := in.Body
-				rg.park(func() string { return string(kept) })
-			case roleHeld:
-				rg.hold(id)
-			}
+			kept := in.Body
+			rg.act(role(in.Role), id, func() string { return string(kept) })
 			return &idOut{ID: id}, nil
 		})
 		rg.start(r, false)
@@ -191,12 +181,7 @@ func testTypedContext(t *testing.T) {
 		id := in.HID
 		rg.expect(id, "in.ID", in.ID, id)
 		rg.expect(id, "the user", userOf(ctx), userFor(id))
-		switch role(in.Role) {
-		case roleFirst:
-			rg.park(func() string { return userOf(ctx) })
-		case roleHeld:
-			rg.hold(id)
-		}
+		rg.act(role(in.Role), id, func() string { return userOf(ctx) })
 		return &idOut{ID: id}, nil
 	})
 	rg.start(r, false)

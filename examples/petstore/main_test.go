@@ -13,11 +13,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/syncbuf"
 )
 
 var update = flag.Bool("update", false, "rewrite openapi.yaml with the document generated now")
@@ -65,30 +65,11 @@ func TestOpenAPICommand(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines and the
-// test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // running is the command started as `go run` would start it.
 type running struct {
 	printed map[string]string // what it printed at start: "pet store", "docs page", "token"…
 	base    string            // http://127.0.0.1:port
-	logs    *syncBuffer       // its standard error
+	logs    *syncbuf.Buffer   // its standard error
 	stop    func() error      // cancels its context and returns run's result
 }
 
@@ -98,7 +79,7 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), envOf(env), pw, logs)

@@ -16,11 +16,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vane-http/vane/internal/syncbuf"
 	"github.com/vane-http/vane/internal/testtool"
 )
 
@@ -38,7 +38,7 @@ type Service struct {
 	addr string
 	dir  string
 	env  []string
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 
 	cmd     *exec.Cmd
 	done    chan error
@@ -77,7 +77,7 @@ func Start(t testing.TB, o Options) *Service {
 		bin:   bin,
 		addr:  "127.0.0.1:" + strconv.Itoa(port),
 		dir:   t.TempDir(),
-		out:   &syncBuffer{},
+		out:   &syncbuf.Buffer{},
 	}
 	// The service's defaults (SQLite in the working directory), whatever
 	// the test's environment says.
@@ -214,25 +214,6 @@ func tail(s string) string {
 		return "…" + s[len(s)-8000:]
 	}
 	return s
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Get fetches url and returns its body, failing t unless the answer is
