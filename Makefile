@@ -1,5 +1,5 @@
 # vane's everyday commands. `make test` is what CI runs (.ci/run).
-.PHONY: run test fuzz bench bench-e2e bench-quick
+.PHONY: run test fuzz bench bench-e2e bench-quick million million-quick
 
 # The repository's Go modules: the root and each directory with a go.mod of
 # its own (bench, codec/measure, conformance, examples, ...).
@@ -44,3 +44,16 @@ bench-e2e:
 
 bench-quick:
 	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick
+
+# The example at a million pets (conformance/million): seeded in bulk, then
+# each kind of request alone and a mixed load (50 connections, a tenth
+# writing) under wrk, on SQLite and on PostgreSQL; about 10 minutes.
+# million-quick (CI) does the same with 20,000 pets and 3 s loads.
+million:
+	scripts/setup
+	cd conformance && VANE_MILLION_PETS=$(or $(PETS),1000000) VANE_MILLION_SECONDS=$(or $(SECONDS),20) \
+		go test -count=1 -v -timeout 60m -run TestMillion ./million/
+
+million-quick:
+	scripts/setup
+	cd conformance && VANE_MILLION_PETS=20000 VANE_MILLION_SECONDS=3 go test -count=1 -v -run TestMillion ./million/

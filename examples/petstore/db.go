@@ -104,6 +104,9 @@ func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker l
 		return nil, err
 	}
 	s := &Store{db: db, d: d, now: time.Now}
+	if d.name == "sqlite" {
+		s.writer = make(chan struct{}, 1)
+	}
 	f, err := startFeed(s, listenURL, logger)
 	if err != nil {
 		db.Close()

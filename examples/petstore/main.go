@@ -8,6 +8,7 @@
 //	DATABASE_URL=postgres://user@db/pets go run ./petstore
 //	go run ./petstore openapi > openapi.yaml
 //	go run ./petstore openapi json > openapi.json
+//	go run ./petstore seed 1000000         # add a million generated pets, in bulk
 //
 // (from the examples directory, the module's root). Reading is open;
 // writing needs the bearer token printed at start-up (set PETSTORE_TOKEN to
@@ -34,6 +35,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,6 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	flags.Usage = func() {
 		fmt.Fprintf(flags.Output(), "usage: petstore [flags]\n"+
 			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n"+
+			"       petstore seed N                add N generated pets to the store, in bulk, and exit\n"+
 			"PETSTORE_TOKEN sets the bearer token for writing (default: a new random one).\n")
 		flags.PrintDefaults()
 	}
@@ -98,8 +101,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	tokens := map[string]string{token: "demo"}
 
+	seed := 0
 	switch flags.Arg(0) {
 	case "":
+	case "seed":
+		n, err := strconv.Atoi(flags.Arg(1))
+		if err != nil || n < 1 {
+			return fmt.Errorf("seed: want a number of pets, not %q", flags.Arg(1))
+		}
+		seed = n
 	case "openapi":
 		return writeOpenAPI(stdout, newService(nil, tokens, options{timeout: *timeout}), flags.Arg(1))
 	default:
@@ -135,6 +145,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer store.Close()
+	if seed > 0 {
+		return store.Seed(ctx, seed, stdout)
+	}
 
 	srv := &vane.Server{
 		Addr:       *addr,

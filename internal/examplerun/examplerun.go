@@ -53,6 +53,9 @@ type Options struct {
 	Race bool
 	// Env adds variables to the service's environment.
 	Env []string
+	// Seed, if not 0, is how many generated pets `petstore seed` adds to
+	// the store before the service starts.
+	Seed int
 }
 
 // Start builds the example service and starts it on a free port of
@@ -93,8 +96,23 @@ func Start(t testing.TB, o Options) *Service {
 			s.Stop(t)
 		}
 	})
+	if o.Seed > 0 {
+		s.seed(t, o.Seed)
+	}
 	s.launch(t)
 	return s
+}
+
+// seed runs `petstore seed n` on the service's store, within 15 minutes.
+func (s *Service) seed(t testing.TB, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.bin, "-log", "text", "seed", strconv.Itoa(n))
+	cmd.Dir, cmd.Env = s.dir, s.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("petstore seed %d: %v\n%s", n, err, tail(string(out)))
+	}
 }
 
 // launch starts the built service on its address and waits until it

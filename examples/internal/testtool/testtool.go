@@ -41,6 +41,11 @@ func PostgresURL(t testing.TB) string {
 // PostgresSchema creates a schema of its own for t in the test server and
 // returns a URL whose connections use it (search_path), so that tests
 // share a server but no tables. The schema is dropped when t ends.
+//
+// The search path ends with public, where the extensions the example's
+// migrations create are installed once for every test: an extension lives
+// in one schema of a database, and one created in a test's own schema
+// would be invisible to the tests running beside it, and dropped with it.
 func PostgresSchema(t testing.TB) string {
 	t.Helper()
 	base := PostgresURL(t)
@@ -51,6 +56,9 @@ func PostgresSchema(t testing.TB) string {
 	}
 	t.Cleanup(func() { db.Close() })
 	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+name); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +67,7 @@ func PostgresSchema(t testing.TB) string {
 			t.Errorf("dropping the test schema: %v", err)
 		}
 	})
-	return withSearchPath(base, name)
+	return withSearchPath(base, name+",public")
 }
 
 // withSearchPath sets the search_path run-time parameter in a connection
