@@ -209,6 +209,10 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *
 // miss answers a request that matched no route: OPTIONS, a trailing-slash
 // redirect, 405 or 404, in that order. p is the path as routed.
 func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
+	if !m.compiled().first.mayMatch(p) {
+		m.notFoundAnswer(w, req)
+		return
+	}
 	if req.Method == http.MethodOptions && m.autoOptions {
 		if allow := m.allowed(p); allow != "" {
 			w.Header().Set("Allow", allow)
@@ -229,6 +233,11 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 		writeProblem(w, http.StatusMethodNotAllowed, problemMethodNotAllowed)
 		return
 	}
+	m.notFoundAnswer(w, req)
+}
+
+// notFoundAnswer answers 404: the NotFoundHandler, else a problem.
+func (m *mux) notFoundAnswer(w http.ResponseWriter, req *http.Request) {
 	if m.notFound != nil {
 		m.notFound.ServeHTTP(w, req)
 		return

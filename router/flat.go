@@ -45,6 +45,7 @@ type flatTrees struct {
 	static staticIndex // the routes without parameters (static.go)
 
 	patterns string // the pattern arena: every route's pattern, each after a header (params.go)
+	first    firstSegments
 }
 
 // compile flattens the pointer trees of m. Routes keep their registration
@@ -137,6 +138,7 @@ func compile(m *mux) *flatTrees {
 	f.check()
 	f.compilePatterns(patterns)
 	f.buildStatic()
+	f.first = newFirstSegments(patterns)
 	return f
 }
 
