@@ -2,6 +2,7 @@
 // loopback address until it receives SIGINT or SIGTERM:
 //
 //	serve -impl gin -addr 127.0.0.1:18080
+//	serve -impl vane -cpuprofile vane.prof   # a CPU profile of the whole run, written at exit
 //
 // Every implementation answers GET /items/{id}?verbose=true, with an
 // Authorization header required, by the same JSON (e2e.NewItem), in its
@@ -16,26 +17,45 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// impls build each implementation's handler; fiber runs its own server.
-var impls = map[string]func() http.Handler{}
+// impls build each implementation's handler; ownServers run their own
+// server: fiber, and the vane-fasthttp prototype (docs/e2e-profile.md).
+var (
+	impls      = map[string]func() http.Handler{}
+	ownServers = map[string]func(context.Context, string) error{"fiber": serveFiber, "vane-fasthttp": serveVaneFastHTTP}
+)
 
 func main() {
 	impl := flag.String("impl", "", "implementation: "+strings.Join(names(), ", "))
 	addr := flag.String("addr", "127.0.0.1:18080", "loopback address to listen on")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file at exit (docs/e2e-profile.md)")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") && !strings.HasPrefix(*addr, "localhost:") {
 		log.Fatal("serve listens on loopback only")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if *impl == "fiber" {
-		if err := serveFiber(ctx, *addr); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	if serve, ok := ownServers[*impl]; ok {
+		if err := serve(ctx, *addr); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -58,7 +78,10 @@ func main() {
 }
 
 func names() []string {
-	ns := []string{"fiber"}
+	var ns []string
+	for n := range ownServers {
+		ns = append(ns, n)
+	}
 	for n := range impls {
 		ns = append(ns, n)
 	}
