@@ -211,7 +211,6 @@ const (
 func UnknownProperties(p UnknownPolicy) Option {
 	return Option{api: func(a *api) {
 		a.unknown = p
-		a.schemas.SetClosed(p == RefuseUnknown)
 	}}
 }
 
@@ -303,13 +302,13 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	}
 	refuse := policy == RefuseUnknown
 	b, err := bind.Compile(inT, bind.Config{
-		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.schemas,
+		Method: op.Method, Pattern: full, PathParams: names, Codec: c, BodyLimit: limit, Registry: set.registry(),
 		RefuseUnknown: refuse,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := validate.InputFor(inT, set.schemas, refuse)
+	v, err := validate.InputFor(inT, set.registry(), refuse)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 	}
@@ -319,7 +318,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			return nil, nil, fmt.Errorf("%s %s: %v: a default breaks its own rules: %s", op.Method, full, inT, errs[0].Error())
 		}
 	}
-	out, err := respond.Compile(outT, set.schemas)
+	out, err := respond.Compile(outT, set.registry())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
 	}
@@ -332,7 +331,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		Method: op.Method, Pattern: full, ID: op.ID, Summary: op.Summary, Description: op.Description,
 		Tags: slices.Clone(op.Tags), Deprecated: op.Deprecated, Hidden: op.Hidden,
 		Security: op.Security, Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
-		BodyLimit: limit, Input: inT, Output: outT, Schemas: set.schemas, Extensions: op.Extensions,
+		BodyLimit: limit, Input: inT, Output: outT, Schemas: set.registry(), Extensions: op.Extensions,
 	}
 	if d.ID == "" {
 		d.ID = operation.DefaultID(op.Method, full)
@@ -363,20 +362,20 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		var events []*schema.Schema
 		var mapping map[string]string
 		if events, mapping, err = op.events(d.ID); err == nil {
-			d.Responses, err = respond.EventStream(d, events, mapping, documented, set.schemas)
+			d.Responses, err = respond.EventStream(d, events, mapping, documented, set.registry())
 		}
 	} else {
-		d.Responses, err = out.Responses(d, documented, set.schemas, enc)
+		d.Responses, err = out.Responses(d, documented, set.registry(), enc)
 	}
 	if err == nil {
-		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.schemas)
+		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.registry())
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	var bodyRules *validate.InstanceValidator
 	if rb := b.RequestBody; rb != nil && len(rb.Content) > 0 && rb.Content[0].MediaType == "application/json" && rb.Content[0].Schema != nil {
-		if bodyRules, err = validate.NewInstanceValidator(set.schemas, rb.Content[0].Schema); err != nil {
+		if bodyRules, err = validate.NewInstanceValidator(set.registry(), rb.Content[0].Schema); err != nil {
 			return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 		}
 	}

@@ -112,13 +112,13 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 		Description: "A patch of the resource: a JSON merge patch (RFC 7396; members to set, members set to null to remove) " +
 			"or a JSON Patch (RFC 6902; a list of operations). The patched resource must satisfy the PUT body's schema.",
 		Content: []operation.Content{
-			{MediaType: MergePatchType, Schema: mergePatchSchema(r.api.schemas, putBody, name)},
+			{MediaType: MergePatchType, Schema: mergePatchSchema(r.api.registry(), putBody, name)},
 			{MediaType: JSONPatchType, Schema: jsonPatchSchema(name)},
 		},
 	}
 	var checks [2]*validate.InstanceValidator
 	for i, c := range d.RequestBody.Content {
-		if checks[i], err = validate.NewInstanceValidator(r.api.schemas, c.Schema); err != nil {
+		if checks[i], err = validate.NewInstanceValidator(r.api.registry(), c.Schema); err != nil {
 			fail(err.Error())
 		}
 	}
@@ -142,7 +142,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 		extra[status] = desc
 	}
 	d.Responses = mergeResponses(putDoc, getDoc, extra)
-	if d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), r.api.schemas); err != nil {
+	if d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), r.api.registry()); err != nil {
 		fail(err.Error())
 	}
 	for _, other := range r.api.ops {
@@ -152,7 +152,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	}
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
-	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, checks: checks, codec: ph.enc.Default(), declared: declaredMembers(r.api.schemas, putBody)}, op.Middleware)
+	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, checks: checks, codec: ph.enc.Default(), declared: declaredMembers(r.api.registry(), putBody)}, op.Middleware)
 	r.Handle(http.MethodPatch, pattern, h)
 	r.api.ops = append(r.api.ops, &d)
 }

@@ -3,6 +3,7 @@ package vane
 import (
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/vane-http/vane/codec"
@@ -33,13 +34,16 @@ type Router struct {
 
 // api is what the typed operations of one router tree share.
 type api struct {
-	ops       []*operation.Description // in registration order
-	schemas   *schema.Registry
-	bodyLimit int64
-	codec     codec.Codec
-	unknown   UnknownPolicy
-	encoders  []respond.Encoder // response encodings beside JSON (Encode)
-	errorHook func(*http.Request, *problem.Details) *problem.Details
+	ops []*operation.Description // in registration order
+	// schemas is made by registry, on first use: a router without typed
+	// operations keeps none.
+	schemas     *schema.Registry
+	schemasOnce sync.Once
+	bodyLimit   int64
+	codec       codec.Codec
+	unknown     UnknownPolicy
+	encoders    []respond.Encoder // response encodings beside JSON (Encode)
+	errorHook   func(*http.Request, *problem.Details) *problem.Details
 	// middleware is each typed operation's Op.Middleware, by method and
 	// full pattern ("GET /pets/{id}"), for MergePatch.
 	middleware map[string][]func(http.Handler) http.Handler
@@ -52,6 +56,16 @@ type api struct {
 	checks []func() error
 }
 
+// registry returns the registry of the tree's named schemas, made on first
+// use with the router's unknown-member policy.
+func (a *api) registry() *schema.Registry {
+	a.schemasOnce.Do(func() {
+		a.schemas = schema.NewRegistry("#/components/schemas/")
+		a.schemas.SetClosed(a.unknown == RefuseUnknown)
+	})
+	return a.schemas
+}
+
 // An Option configures a Router made by New: the router's own settings
 // (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
 // and those of its typed operations (BodyLimit, Codec, UnknownProperties).
@@ -62,7 +76,7 @@ type Option struct {
 
 // New returns an empty router.
 func New(opts ...Option) *Router {
-	a := &api{schemas: schema.NewRegistry("#/components/schemas/"), bodyLimit: defaultBodyLimit, codec: codec.JSON}
+	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON}
 	var ropts []router.Option
 	for _, o := range opts {
 		if o.api != nil {
@@ -148,7 +162,7 @@ func (r *Router) Operations() []*operation.Description { return slices.Clone(r.a
 
 // Schemas returns the registry of the named schemas that the typed
 // operations of r's tree refer to: the OpenAPI document's components.
-func (r *Router) Schemas() *schema.Registry { return r.api.schemas }
+func (r *Router) Schemas() *schema.Registry { return r.api.registry() }
 
 // Param returns the value of the path parameter name of the route that
 // matched req, or "" (see router.Param). It does not allocate.

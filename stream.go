@@ -115,11 +115,11 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 		var branches []*schema.Schema
 		mapping := make(map[string]string, len(order))
 		for _, name := range order {
-			ds, err := r.api.schemas.Schema(reflect.TypeOf(events[name]))
+			ds, err := r.api.registry().Schema(reflect.TypeOf(events[name]))
 			if err != nil {
 				return nil, nil, fmt.Errorf("Stream %s: event %q: %w", pattern, name, err)
 			}
-			ref, err := r.api.schemas.Define(id+"."+name, &schema.Schema{
+			ref, err := r.api.registry().Define(id+"."+name, &schema.Schema{
 				Type: schema.TypeObject, Title: name, Required: []string{"event", "data"},
 				Description: "The " + name + " event of " + id + ".",
 				Properties: map[string]*schema.Schema{
