@@ -45,6 +45,14 @@ type Codec interface {
 	Unmarshal(data []byte, v any) error
 }
 
+// An Appender is a Codec that can also encode by appending to a buffer,
+// so that its caller can reuse buffers instead of allocating a body per
+// response. AppendMarshal appends to dst what Marshal returns and returns
+// the extended buffer; on an error it returns dst unchanged.
+type Appender interface {
+	AppendMarshal(dst []byte, v any) ([]byte, error)
+}
+
 // JSON is the default codec: strict decoding (see the package
 // documentation) by github.com/goccy/go-json/v2, and encoding by
 // github.com/goccy/go-json with encoding/json's output.

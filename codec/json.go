@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -65,6 +66,54 @@ func (strictJSON) Marshal(v any) (b []byte, err error) {
 // type that encoding/json tolerates, and its value stands; if not, the
 // first failure is returned, converted to this package's errors with its
 // location.
+// AppendMarshal is Marshal appending to dst. goccy/go-json's Encoder, kept
+// in a pool with the writer it writes to, encodes into its own buffer and
+// writes once, so the encoding is copied into dst rather than into a new
+// slice.
+func (c strictJSON) AppendMarshal(dst []byte, v any) (out []byte, err error) {
+	e := appenders.Get().(*appender)
+	e.dst = dst
+	defer func() {
+		e.dst = nil
+		appenders.Put(e)
+		if recover() != nil {
+			out, err = appendStd(dst, v)
+		}
+	}()
+	if err := e.enc.Encode(v); err != nil {
+		// encoding/json's message and error types, for the same failure
+		return appendStd(dst, v)
+	}
+	return e.dst, nil
+}
+
+// appendStd is encoding/json's Marshal appended to dst.
+func appendStd(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appender is a goccy/go-json Encoder over a writer that appends what it
+// is given, but for the Encoder's final newline, to dst.
+type appender struct {
+	enc *gojson.Encoder
+	dst []byte
+}
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.dst = append(a.dst, p[:len(p)-1]...)
+	return len(p), nil
+}
+
+var appenders = sync.Pool{New: func() any {
+	a := &appender{}
+	a.enc = gojson.NewEncoder(a)
+	return a
+}}
+
 func (strictJSON) Unmarshal(data []byte, v any) error {
 	return unmarshal(data, v, strictFast, strictText)
 }

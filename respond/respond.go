@@ -25,9 +25,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -427,8 +429,22 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		copyFlushing(w, r)
 		return nil
 	}
-	body, err := enc.list[chosen].Codec.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+	c := enc.list[chosen].Codec
+	var (
+		body []byte
+		err  error
+		buf  *[]byte
+	)
+	if a, ok := c.(codec.Appender); ok {
+		buf = bodyBuffers.Get().(*[]byte)
+		body, err = a.AppendMarshal((*buf)[:0], reflect.NewAt(o.bodyType, bp).Interface())
+	} else {
+		body, err = c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+	}
 	if err != nil {
+		if buf != nil {
+			bodyBuffers.Put(buf)
+		}
 		// The answer becomes an error: nothing the output set goes with
 		// it (a session cookie, an ETag, a Location).
 		for i := range o.headers {
@@ -448,8 +464,19 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
+	if buf != nil && cap(body) <= maxPooledBody {
+		*buf = body[:0] // Write does not keep what it is given
+		bodyBuffers.Put(buf)
+	}
 	return nil
 }
+
+// bodyBuffers hold the buffers JSON bodies are encoded into, by a codec
+// that can append (codec.Appender); a buffer that grew past maxPooledBody
+// is left to the garbage collector.
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledBody = 64 << 10
 
 // Responses returns the responses the operation d, whose output o is, can
 // answer with: its success response (d.Status, with o's headers and body),
