@@ -56,6 +56,9 @@ type Output struct {
 	validators bool // a header field sets ETag or Last-Modified
 	cookies    []cookieField
 	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
+	// flat encodes a JSON body of a flat struct type (codec.CompileFlat)
+	// as the JSON codec would, without it; nil for any other body.
+	flat codec.FlatEncoder
 }
 
 const (
@@ -99,6 +102,9 @@ func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
 	}
 	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	o.ptrType = reflect.PointerTo(t)
+	if o.bodyKind == outJSON && o.bodyType != nil {
+		o.flat, _ = codec.CompileFlat(o.bodyType)
+	}
 	return o, nil
 }
 
@@ -249,12 +255,13 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 	}
 	switch {
 	case t == timeType:
+		var dates httpDate
 		h.format = func(p unsafe.Pointer) (string, bool) {
 			tm := *(*time.Time)(p)
 			if tm.IsZero() {
 				return "", false
 			}
-			return tm.UTC().Format(http.TimeFormat), true
+			return dates.format(tm), true
 		}
 	case t.Kind() == reflect.String:
 		h.format = func(p unsafe.Pointer) (string, bool) {
@@ -435,7 +442,10 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		err  error
 		buf  *[]byte
 	)
-	if a, ok := c.(codec.Appender); ok {
+	if o.flat != nil && c == codec.JSON {
+		buf = bodyBuffers.Get().(*[]byte)
+		body = o.flat((*buf)[:0], bp)
+	} else if a, ok := c.(codec.Appender); ok {
 		buf = bodyBuffers.Get().(*[]byte)
 		body, err = a.AppendMarshal((*buf)[:0], reflect.NewAt(o.bodyType, bp).Interface())
 	} else {

@@ -1,0 +1,225 @@
+package codec
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A FlatEncoder appends the JSON encoding of the struct at p (of the type
+// it was compiled for) to dst, byte for byte as encoding/json and the JSON
+// codec write it.
+type FlatEncoder func(dst []byte, p unsafe.Pointer) []byte
+
+// CompileFlat returns an encoder for values of the struct type t when t is
+// flat: its exported fields are booleans, integers or strings (named types
+// of those kinds included), with json tags that give at most a name, "-"
+// or omitempty, and neither t nor any field's type has a method that
+// encoding/json would call (MarshalJSON, MarshalText). A small answer (an
+// ID, a greeting) is most of what typed operations send, and such a
+// struct's encoding needs no reflection: its keys are written in advance
+// and its values appended from their offsets. Otherwise ok is false.
+func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
+	if t.Kind() != reflect.Struct || hasMarshalMethod(t) {
+		return nil, false
+	}
+	type field struct {
+		key       string // "name": escaped, or ,"name": after the first
+		offset    uintptr
+		kind      reflect.Kind
+		omitEmpty bool
+	}
+	var fields []field
+	seen := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil, false // embedded fields' promotion rules
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		omit := false
+		for opt := range strings.SplitSeq(opts, ",") {
+			switch opt {
+			case "":
+			case "omitempty":
+				omit = true
+			default:
+				return nil, false // string, omitzero, and what a later Go may add
+			}
+		}
+		if name == "" {
+			name = f.Name
+		} else if !plainName(name) {
+			return nil, false
+		}
+		if seen[name] {
+			return nil, false // encoding/json drops both
+		}
+		seen[name] = true
+		k := f.Type.Kind()
+		switch k {
+		case reflect.Bool, reflect.String,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return nil, false
+		}
+		if hasMarshalMethod(f.Type) {
+			return nil, false
+		}
+		key, _ := json.Marshal(name)
+		fields = append(fields, field{key: string(key) + ":", offset: f.Offset, kind: k, omitEmpty: omit})
+	}
+	return func(dst []byte, p unsafe.Pointer) []byte {
+		dst = append(dst, '{')
+		first := true
+		for i := range fields {
+			f := &fields[i]
+			q := unsafe.Add(p, f.offset)
+			if f.omitEmpty && isZero(f.kind, q) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, f.key...)
+			switch f.kind {
+			case reflect.Bool:
+				dst = strconv.AppendBool(dst, *(*bool)(q))
+			case reflect.String:
+				dst = appendQuoted(dst, *(*string)(q))
+			case reflect.Int:
+				dst = strconv.AppendInt(dst, int64(*(*int)(q)), 10)
+			case reflect.Int8:
+				dst = strconv.AppendInt(dst, int64(*(*int8)(q)), 10)
+			case reflect.Int16:
+				dst = strconv.AppendInt(dst, int64(*(*int16)(q)), 10)
+			case reflect.Int32:
+				dst = strconv.AppendInt(dst, int64(*(*int32)(q)), 10)
+			case reflect.Int64:
+				dst = strconv.AppendInt(dst, *(*int64)(q), 10)
+			case reflect.Uint:
+				dst = strconv.AppendUint(dst, uint64(*(*uint)(q)), 10)
+			case reflect.Uint8:
+				dst = strconv.AppendUint(dst, uint64(*(*uint8)(q)), 10)
+			case reflect.Uint16:
+				dst = strconv.AppendUint(dst, uint64(*(*uint16)(q)), 10)
+			case reflect.Uint32:
+				dst = strconv.AppendUint(dst, uint64(*(*uint32)(q)), 10)
+			case reflect.Uint64:
+				dst = strconv.AppendUint(dst, *(*uint64)(q), 10)
+			}
+		}
+		return append(dst, '}')
+	}, true
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// hasMarshalMethod reports whether encoding/json would call a method of t
+// or *t to encode it.
+func hasMarshalMethod(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		pt.Implements(jsonMarshaler) || pt.Implements(textMarshaler)
+}
+
+// plainName reports whether a tag's name is made of letters, digits, '_',
+// '-' and '.' only: a name encoding/json takes as it is.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isZero reports whether the value of kind k at q is its kind's zero, as
+// omitempty tests it.
+func isZero(k reflect.Kind, q unsafe.Pointer) bool {
+	switch k {
+	case reflect.Bool:
+		return !*(*bool)(q)
+	case reflect.String:
+		return *(*string)(q) == ""
+	case reflect.Int, reflect.Uint:
+		return *(*uint)(q) == 0
+	case reflect.Int8, reflect.Uint8:
+		return *(*uint8)(q) == 0
+	case reflect.Int16, reflect.Uint16:
+		return *(*uint16)(q) == 0
+	case reflect.Int32, reflect.Uint32:
+		return *(*uint32)(q) == 0
+	}
+	return *(*uint64)(q) == 0
+}
+
+// appendQuoted appends s as a JSON string the way encoding/json writes it:
+// '"' and '\\' escaped with a backslash, the control characters as \b,
+// \f, \n, \r, \t or \u00XX, '<', '>' and '&' as \u003c, \u003e and
+// \u0026 (safe in HTML), U+2028 and U+2029 escaped (safe in JavaScript),
+// and each byte of invalid UTF-8 as \ufffd.
+func appendQuoted(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, `\b`...)
+			case '\f':
+				dst = append(dst, `\f`...)
+			case '\n':
+				dst = append(dst, `\n`...)
+			case '\r':
+				dst = append(dst, `\r`...)
+			case '\t':
+				dst = append(dst, `\t`...)
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}
