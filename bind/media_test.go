@@ -67,3 +67,25 @@ func TestMediaTypeAllocatesNothingWhenLowerCase(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// TestCheckJSONType: the forms clients send most pass at once; everything
+// else is parsed, and two Content-Type lines are refused even when the
+// first is JSON.
+func TestCheckJSONType(t *testing.T) {
+	for ct, ok := range map[string]bool{
+		"application/json":                 true,
+		"application/json; charset=utf-8":  true,
+		"application/json;charset=UTF-8":   true,
+		"application/merge-patch+json":     true,
+		"application/json; charset=latin1": false,
+		"text/plain":                       false,
+		"application/json x":               false,
+	} {
+		if got := checkJSONType([]string{ct}) == nil; got != ok {
+			t.Errorf("%q: accepted %v, want %v", ct, got, ok)
+		}
+	}
+	if checkJSONType([]string{"application/json", "text/plain"}) == nil {
+		t.Error("two Content-Type lines accepted")
+	}
+}
