@@ -76,7 +76,7 @@ type Option struct {
 
 // New returns an empty router.
 func New(opts ...Option) *Router {
-	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON}
+	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON, maxStreams: DefaultMaxStreams}
 	var ropts []router.Option
 	for _, o := range opts {
 		if o.api != nil {

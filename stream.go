@@ -154,28 +154,25 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 	codec := th.enc.Default()
 	a := r.api
 	th.stream = func(w http.ResponseWriter, req *http.Request, in *I) {
-		hdr := w.Header()
-		hdr.Set("Content-Type", EventStreamType)
-		hdr.Set("Cache-Control", "no-cache")
-		hdr.Set("X-Accel-Buffering", "no")
+		setStreamHeaders := func() {
+			hdr := w.Header()
+			hdr.Set("Content-Type", EventStreamType)
+			hdr.Set("Cache-Control", "no-cache")
+			hdr.Set("X-Accel-Buffering", "no")
+		}
 		if req.Method == http.MethodHead {
+			setStreamHeaders()
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		limit := a.maxStreams
-		if limit <= 0 {
-			limit = DefaultMaxStreams
-		}
-		if a.streams.Add(1) > limit {
+		if a.streams.Add(1) > a.maxStreams {
 			a.streams.Add(-1)
-			for _, k := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
-				hdr.Del(k)
-			}
 			th.fail(w, req, problem.New(http.StatusServiceUnavailable, "the server has as many event streams open as it allows; retry later").
 				WithHeader("Retry-After", "5"))
 			return
 		}
 		defer a.streams.Add(-1)
+		setStreamHeaders()
 		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()

@@ -265,7 +265,8 @@ func TestEventStreamHeadOpenAndLimit(t *testing.T) {
 	}
 	<-ran
 	w = serve(r, "GET", "/s", "")
-	if w.Code != 503 || w.Header().Get("Retry-After") == "" || w.Header().Get("Content-Type") != "application/problem+json" {
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || w.Header().Get("Content-Type") != "application/problem+json" ||
+		w.Header().Get("X-Accel-Buffering") != "" || w.Header().Get("Cache-Control") == "no-cache" {
 		t.Errorf("past MaxStreams: %d %v %s", w.Code, w.Header(), w.Body)
 	}
 	close(release)
