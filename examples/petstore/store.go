@@ -93,27 +93,25 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// selectPets is the start of every query that reads pets, with extra
-// columns after those scanPet reads, from the pets p: from is the FROM
-// clause, "FROM pets p " when empty. The WHERE clause and what follows are
-// the caller's.
-func (s *Store) selectPets(extra, from string) string {
-	if from == "" {
-		from = "FROM pets p "
-	}
+// selectPets is the start of every query that reads pets, the columns
+// scanPet reads of the pets p, followed by from, the FROM clause that names
+// p. The WHERE clause and what follows are the caller's.
+func (s *Store) selectPets(from string) string {
 	return `SELECT p.id, p.name, p.species, p.status, p.birth_date, p.owner, p.created_at, p.updated_at, p.version,
-		EXISTS (SELECT 1 FROM pet_photos ph WHERE ph.pet_id = p.id), ` + s.d.tags + extra + `
+		EXISTS (SELECT 1 FROM pet_photos ph WHERE ph.pet_id = p.id), ` + s.d.tags + `
 		` + from
 }
 
-// scanPet reads a row of selectPets, followed by extra columns.
-func scanPet(row interface{ Scan(...any) error }, extra ...any) (Pet, error) {
+// fromPets is the FROM clause of a query of every pet.
+const fromPets = "FROM pets p "
+
+// scanPet reads a row of selectPets.
+func scanPet(row interface{ Scan(...any) error }) (Pet, error) {
 	var p Pet
 	var birth, owner sql.NullString
 	var tags []byte
-	dest := append([]any{&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt, &p.Version,
-		&p.HasPhoto, &tags}, extra...)
-	if err := row.Scan(dest...); err != nil {
+	if err := row.Scan(&p.ID, &p.Name, &p.Species, &p.Status, &birth, &owner, &p.CreatedAt, &p.UpdatedAt, &p.Version,
+		&p.HasPhoto, &tags); err != nil {
 		return Pet{}, err
 	}
 	p.BirthDate = birth.String
@@ -156,7 +154,7 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	from, key := "FROM pets p ", "p.id"
+	from, key := fromPets, "p.id"
 	if f.Species != "" {
 		where = append(where, "p.species = "+arg(f.Species))
 	}
@@ -166,7 +164,7 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	for _, t := range f.Tags {
 		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
 	}
-	search := ""
+	like := false // a LIKE on the names: PostgreSQL's search, or a short one
 	if q := strings.ToLower(f.Query); q != "" {
 		if s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3 {
 			// A phrase of the trigram index finds the names that contain
@@ -176,8 +174,8 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 		} else {
 			// PostgreSQL's trigram index serves this LIKE (three characters
 			// or more); shorter searches read every name.
-			search = "p.name_folded LIKE " + arg("%"+escapeLike(q)+"%") + ` ESCAPE '\'`
-			where = append(where, search)
+			like = true
+			where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(q)+"%")+` ESCAPE '\'`)
 		}
 	}
 	if count {
@@ -190,15 +188,15 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	}
 	tail := " ORDER BY " + key + " LIMIT " + arg(limit+1) + " OFFSET " + arg(offset)
 	n := len(args) // the window's own arguments follow
-	if search != "" && s.d.name == "postgres" && offset == 0 {
+	if like && s.d.name == "postgres" && offset == 0 {
 		// The window: the next pets by key, read in order, filtered.
 		window := "FROM (SELECT * FROM pets p WHERE p.id > " + arg(after) + " ORDER BY p.id LIMIT " + arg(searchWindow) + ") p "
-		pets, err = s.queryPets(ctx, s.selectPets("", window)+whereOf(where)+tail, args...)
+		pets, err = s.queryPets(ctx, s.selectPets(window)+whereOf(where)+tail, args...)
 		if err != nil || len(pets) > limit {
 			return trimPage(pets, limit, total, err)
 		}
 	}
-	pets, err = s.queryPets(ctx, s.selectPets("", from)+whereOf(where)+tail, args[:n]...)
+	pets, err = s.queryPets(ctx, s.selectPets(from)+whereOf(where)+tail, args[:n]...)
 	return trimPage(pets, limit, total, err)
 }
 
@@ -255,7 +253,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Pet, error) {
 }
 
 func (s *Store) get(ctx context.Context, q querier, id int64) (Pet, error) {
-	p, err := scanPet(q.QueryRowContext(ctx, s.selectPets("", "")+"WHERE p.id = $1", id))
+	p, err := scanPet(q.QueryRowContext(ctx, s.selectPets(fromPets)+"WHERE p.id = $1", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Pet{}, errNotFound
 	}
