@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vane-http/vane/validate"
 )
@@ -98,7 +99,8 @@ func TestSeedCommand(t *testing.T) {
 // TestSearchPagesMatchAScan: paging through a search by key gives exactly
 // the pets whose names contain it, in ID order, on both stores, for a term
 // that fills pages from the first pets (PostgreSQL's window), one too rare
-// for the window (the trigram index) and one found nowhere.
+// for the window (the trigram index), searches of words (PostgreSQL's index
+// of words, alone or after the window) and terms found nowhere.
 func TestSearchPagesMatchAScan(t *testing.T) {
 	defer func(w int) { searchWindow = w }(searchWindow)
 	searchWindow = 100
@@ -113,7 +115,13 @@ func TestSearchPagesMatchAScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		rare := strings.ToLower(all[1000].Name)
-		for _, term := range []string{"bell", "ash", strings.ToUpper(rare), "zzqx"} {
+		first, second, _ := strings.Cut(rare, " ")
+		for _, term := range []string{
+			"bell", "ash", "zzqx", // one word: the trigram index
+			strings.ToUpper(rare), first + " ", " " + second, // words: the index of words
+			first[len(first)-1:] + " " + second[:1], // a short word: the window first
+			"zzq xx",
+		} {
 			var want, got []int64
 			for _, p := range all {
 				if strings.Contains(strings.ToLower(p.Name), strings.ToLower(term)) {
@@ -171,4 +179,129 @@ func TestSQLiteWritersWaitInTurn(t *testing.T) {
 	if _, err := s.Create(context.Background(), PetInput{Name: "Next", Species: "cat"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSearchFindsEveryPart: every part of a name, words or not, with the
+// white space around them or not, finds the pets whose names contain it
+// and no others, on both stores: the index of words on PostgreSQL agrees
+// with strings.Contains, for names with doubled spaces, tabs, quotes,
+// backslashes, a leading ~ and letters beyond ASCII.
+func TestSearchFindsEveryPart(t *testing.T) {
+	defer func(w int) { searchWindow = w }(searchWindow)
+	searchWindow = 3
+	names := []string{"Ölaf  O'Brien", `back\slash ~tilde`, "Tab\tName x", "a b c d", "Ab Ba", "Brie Olaf", " edge "}
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.freshStore(t)
+		start, _, _, err := s.ListAfter(ctx, Filter{}, 0, 0, 100, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pets []Pet
+		for _, n := range names {
+			p, err := s.Create(ctx, PetInput{Name: n, Species: "cat"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pets = append(pets, p)
+		}
+		pets = append(start, pets...)
+		searched := map[string]bool{}
+		for _, n := range names {
+			r := []rune(strings.ToLower(n))
+			for i := range r {
+				for j := i + 1; j <= len(r); j++ {
+					q := string(r[i:j])
+					if searched[q] || strings.TrimSpace(q) == "" {
+						continue
+					}
+					searched[q] = true
+					var want, got []int64
+					for _, p := range pets {
+						if strings.Contains(strings.ToLower(p.Name), q) {
+							want = append(want, p.ID)
+						}
+					}
+					for after, more := int64(0), true; more; {
+						var page []Pet
+						if page, more, _, err = s.ListAfter(ctx, Filter{Query: q}, after, 0, 2, false); err != nil {
+							t.Fatalf("%q: %v", q, err)
+						}
+						for _, p := range page {
+							got = append(got, p.ID)
+							after = p.ID
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%q finds %v, want %v", q, got, want)
+					}
+				}
+			}
+		}
+		if len(searched) < 200 {
+			t.Fatalf("searched %d parts", len(searched))
+		}
+	})
+}
+
+func TestNameWordsQuery(t *testing.T) {
+	for q, want := range map[string]string{
+		"willow":            "",
+		"  ":                "",
+		"willow elderberry": `'>wolliw' & '<elderberry'`,
+		"willow ":           `'>wolliw'`,
+		" willow":           `'<willow'`,
+		" willow ":          `'<willow' & '>wolliw'`,
+		"a  bc\tcd e":       `'>a':* & '<bc' & '<cd' & '<e':*`,
+		" ab ":              `'<ab'`,
+		`o'b x\y`:           `'>b''o' & '<x\\y'`,
+		"zoë ab":            `'>ëoz' & '<ab':*`,
+	} {
+		if got, _ := nameWordsQuery(q); got != want {
+			t.Errorf("nameWordsQuery(%q) = %s, want %s", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{"willow elderberry": true, "a elderberry": false, "willow e": false, "willow ": false, " willow ": true, "willow": false} {
+		if _, got := nameWordsQuery(q); got != want {
+			t.Errorf("nameWordsQuery(%q) selective %v, want %v", q, got, want)
+		}
+	}
+}
+
+// FuzzNameWordTerms: a name made of anything, the search and anything
+// has lexemes (as pet_name_affixes makes them, modelled here) that meet
+// every term of the search: the index never misses a name that contains
+// the search. TestSearchFindsEveryPart holds the model to PostgreSQL.
+func FuzzNameWordTerms(f *testing.F) {
+	f.Add("wil", "low elder", "berry")
+	f.Add("", " a  b ", "")
+	f.Add("x~", "y\tz", "ë")
+	f.Fuzz(func(t *testing.T, before, q, after string) {
+		if !utf8.ValidString(before) || !utf8.ValidString(q) || !utf8.ValidString(after) {
+			return // names and searches are UTF-8
+		}
+		terms := nameWordTerms(q)
+		if !strings.ContainsFunc(q, isNameSpace) || strings.TrimFunc(q, isNameSpace) == "" {
+			if terms != nil {
+				t.Fatalf("%q: terms %v for a search without words apart", q, terms)
+			}
+			return
+		}
+		var lexemes []string // pet_name_affixes(before+q+after)
+		for _, w := range strings.FieldsFunc(before+q+after, isNameSpace) {
+			r := []rune(w)
+			for k := min(3, len(r)); k <= len(r); k++ {
+				rev := slices.Clone(r[len(r)-k:])
+				slices.Reverse(rev)
+				lexemes = append(lexemes, "<"+string(r[:k]), ">"+string(rev))
+			}
+		}
+		for _, term := range terms {
+			if !slices.ContainsFunc(lexemes, func(l string) bool {
+				return l == term.lexeme || term.prefix && strings.HasPrefix(l, term.lexeme)
+			}) {
+				t.Fatalf("name %q, search %q: no word meets %+v (words %q)", before+q+after, q, term, lexemes)
+			}
+		}
+	})
 }

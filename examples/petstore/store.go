@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -141,12 +142,17 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 // it. more reports whether a pet follows. With count, total is how many
 // match in all, which costs a scan of every match; without it, 0.
 //
-// A search (f.Query) of three characters or more reads an index of the
-// names' trigrams. On SQLite, FTS5 walks its matches in ID order, so a
-// page of a search costs the page too. On PostgreSQL the trigram index
-// (GIN) yields its matches in no order: the page first looks for its
-// pets among the next searchWindow pets by ID, which is enough for a
-// common term, and asks the index only when the window holds too few.
+// A search (f.Query) of three characters or more reads an index. On
+// SQLite, FTS5 walks the names' trigrams in ID order, so a page of a
+// search costs the page too. On PostgreSQL the indexes (GIN) yield their
+// matches in no order. A search of one word asks the trigram index; one of
+// several words (or with white space around it) asks the index of the
+// starts and ends of the names' words (pet_name_affixes), which reads a
+// few exact lists where the trigram index would intersect the long lists
+// of every trigram of every word. Where the search may be common (see
+// nameWordsQuery), the page first looks for its pets among the next
+// searchWindow pets by ID, and asks an index only when the window holds
+// too few.
 func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, limit int, count bool) (pets []Pet, more bool, total int, err error) {
 	var where []string
 	var args []any
@@ -164,21 +170,44 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	for _, t := range f.Tags {
 		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
 	}
-	like := false // a LIKE on the names: PostgreSQL's search, or a short one
+	words := ""     // a search of words: its tsquery of pet_name_affixes
+	window := false // look among the next searchWindow pets first
 	if q := strings.ToLower(f.Query); q != "" {
-		if s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3 {
+		var selective bool
+		if s.d.name == "postgres" {
+			words, selective = nameWordsQuery(q)
+		}
+		switch {
+		case s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3:
 			// A phrase of the trigram index finds the names that contain
 			// the search, in rowid order.
 			from, key = "FROM pets_fts f JOIN pets p ON p.id = f.rowid ", "f.rowid"
 			where = append(where, "pets_fts MATCH "+arg(`"`+strings.ReplaceAll(q, `"`, `""`)+`"`))
-		} else {
+		case words != "":
+			// The index of affixes (the FROM clause, below) gives a superset
+			// of the names that contain the search; strpos keeps those.
+			where = append(where, "strpos(p.name_folded, "+arg(q)+") > 0")
+			window = !selective
+		default:
 			// PostgreSQL's trigram index serves this LIKE (three characters
 			// or more); shorter searches read every name.
-			like = true
 			where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(q)+"%")+` ESCAPE '\'`)
+			window = s.d.name == "postgres"
 		}
 	}
+	// fromArgs gives the FROM clause for the conditions in args: a search
+	// of words adds its tsquery as the last argument. OFFSET 0 keeps the
+	// planner from walking every pet in ID order, filtering each, to find
+	// a page of a rare search.
+	fromArgs := func(args []any) (string, []any) {
+		if words == "" {
+			return from, args
+		}
+		args = append(slices.Clip(args), words)
+		return "FROM (SELECT * FROM pets WHERE pet_name_affixes(name_folded) @@ $" + strconv.Itoa(len(args)) + "::tsquery OFFSET 0) p ", args
+	}
 	if count {
+		from, args := fromArgs(args)
 		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) "+from+whereOf(where), args...).Scan(&total); err != nil {
 			return nil, false, 0, err
 		}
@@ -187,23 +216,102 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 		where = append(where, key+" > "+arg(after))
 	}
 	tail := " ORDER BY " + key + " LIMIT " + arg(limit+1) + " OFFSET " + arg(offset)
-	n := len(args) // the window's own arguments follow
-	if like && s.d.name == "postgres" && offset == 0 {
-		// The window: the next pets by key, read in order, filtered.
-		window := "FROM (SELECT * FROM pets p WHERE p.id > " + arg(after) + " ORDER BY p.id LIMIT " + arg(searchWindow) + ") p "
-		pets, err = s.queryPets(ctx, s.selectPets(window)+whereOf(where)+tail, args...)
+	if window && offset == 0 {
+		// The window: the next pets by ID, read in order, filtered.
+		n := len(args)
+		windowFrom := "FROM (SELECT * FROM pets p WHERE p.id > " + arg(after) + " ORDER BY p.id LIMIT " + arg(searchWindow) + ") p "
+		pets, err = s.queryPets(ctx, s.selectPets(windowFrom)+whereOf(where)+tail, args...)
 		if err != nil || len(pets) > limit {
 			return trimPage(pets, limit, total, err)
 		}
+		args = args[:n]
 	}
-	pets, err = s.queryPets(ctx, s.selectPets(from)+whereOf(where)+tail, args[:n]...)
+	from, args = fromArgs(args)
+	pets, err = s.queryPets(ctx, s.selectPets(from)+whereOf(where)+tail, args...)
 	return trimPage(pets, limit, total, err)
 }
 
 // searchWindow is how many pets by ID a PostgreSQL search reads in order
-// before it asks the trigram index: about 3 ms of reading, and enough for
-// a page of any term found in one name in 250 or more.
+// before it asks an index: about 3 ms of reading, and enough for a page of
+// any term found in one name in 250 or more.
 var searchWindow = 10_000
+
+// nameWordsQuery turns a search (folded) into a tsquery of the lexemes
+// of pet_name_affixes that every name containing it has (nameWordTerms),
+// or "" for a search without white space: one word, of which the trigram
+// index finds parts. selective reports whether it asks for two lexemes or
+// more, none by its start: a few exact lists, whose intersection is small
+// for a name's words. A search of one lexeme (a word and a space) may be
+// common, and one with a short word reads every list that starts with it:
+// a page of those is looked for in the window first.
+func nameWordsQuery(q string) (tsquery string, selective bool) {
+	terms := nameWordTerms(q)
+	if terms == nil {
+		return "", false
+	}
+	quote := strings.NewReplacer(`\`, `\\`, `'`, `''`)
+	var b strings.Builder
+	selective = len(terms) >= 2
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		b.WriteString("'" + quote.Replace(t.lexeme) + "'")
+		if t.prefix {
+			b.WriteString(":*")
+			selective = false
+		}
+	}
+	return b.String(), selective
+}
+
+// A wordTerm asks pet_name_affixes for a lexeme, or, with prefix, for any
+// lexeme that starts with it.
+type wordTerm struct {
+	lexeme string
+	prefix bool
+}
+
+// nameWordTerms lists the lexemes of pet_name_affixes that a name
+// containing the search q has: q's words, split at ASCII white space as
+// pet_name_affixes splits, are starts of words of the name where white
+// space precedes them in q (<word), ends of words where white space
+// follows (>drow, reversed), and whole words where both do (both). A word
+// of under three characters is the start of an indexed lexeme, not one. It
+// is nil where q has no white space.
+func nameWordTerms(q string) []wordTerm {
+	words := strings.FieldsFunc(q, isNameSpace)
+	if len(words) == 0 || !strings.ContainsFunc(q, isNameSpace) {
+		return nil
+	}
+	lead, trail := isNameSpace(rune(q[0])), isNameSpace(rune(q[len(q)-1]))
+	var terms []wordTerm
+	for i, w := range words {
+		starts, ends := i > 0 || lead, i < len(words)-1 || trail
+		r := []rune(w)
+		slices.Reverse(r)
+		switch short := len(r) < 3; {
+		case short && starts && ends: // a short word is a lexeme of its own
+			terms = append(terms, wordTerm{"<" + w, false})
+		case short && starts:
+			terms = append(terms, wordTerm{"<" + w, true})
+		case short:
+			terms = append(terms, wordTerm{">" + string(r), true})
+		default:
+			if starts {
+				terms = append(terms, wordTerm{"<" + w, false})
+			}
+			if ends {
+				terms = append(terms, wordTerm{">" + string(r), false})
+			}
+		}
+	}
+	return terms
+}
+
+// isNameSpace reports whether r separates the words of a name for
+// pet_name_affixes: ASCII white space.
+func isNameSpace(r rune) bool { return strings.ContainsRune(" \t\n\r\f\v", r) }
 
 // whereOf joins conditions into a WHERE clause, or nothing.
 func whereOf(conds []string) string {
