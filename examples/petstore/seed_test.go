@@ -268,6 +268,23 @@ func TestNameWordsQuery(t *testing.T) {
 	}
 }
 
+func TestFTSMatch(t *testing.T) {
+	for q, want := range map[string]string{
+		"willow":              `"willow"`,
+		"willow elderberry":   `"ow el"`,
+		"a b":                 `"a b"`,
+		"ab cd":               `"ab cd"`,
+		" ab ":                `" ab "`,
+		`say "hi"  there you`: `"ay ""h" AND "i""  th" AND "re yo"`,
+		"zoë  äb":             `"oë  äb"`,
+	} {
+		match, whole := ftsMatch(q)
+		if match != want || whole != (match == `"`+strings.ReplaceAll(q, `"`, `""`)+`"`) {
+			t.Errorf("ftsMatch(%q) = %s, %v; want %s", q, match, whole, want)
+		}
+	}
+}
+
 // FuzzNameWordTerms: a name made of anything, the search and anything
 // has lexemes (as pet_name_affixes makes them, modelled here) that meet
 // every term of the search: the index never misses a name that contains

@@ -180,9 +180,15 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 		switch {
 		case s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3:
 			// A phrase of the trigram index finds the names that contain
-			// the search, in rowid order.
+			// the search, in rowid order. A search of several words asks
+			// for the pieces around its white space only (ftsMatch), and
+			// instr keeps the names that contain the whole search.
 			from, key = "FROM pets_fts f JOIN pets p ON p.id = f.rowid ", "f.rowid"
-			where = append(where, "pets_fts MATCH "+arg(`"`+strings.ReplaceAll(q, `"`, `""`)+`"`))
+			match, whole := ftsMatch(q)
+			where = append(where, "pets_fts MATCH "+arg(match))
+			if !whole {
+				where = append(where, "instr(p.name_folded, "+arg(q)+") > 0")
+			}
 		case words != "":
 			// The index of affixes (the FROM clause, below) gives a superset
 			// of the names that contain the search; strpos keeps those.
@@ -307,6 +313,36 @@ func nameWordTerms(q string) []wordTerm {
 		}
 	}
 	return terms
+}
+
+// ftsMatch gives the FTS5 query that finds the names containing q (three
+// characters or more) in the trigram index. For a search with white space
+// in it, that is the pieces around each run of white space, two characters
+// either side (willow elderberry: "ow el"), and whole reports false: the
+// names that have the pieces are a superset, to be checked for q. Each
+// trigram of a phrase adds its list to the walk, and those of the names'
+// word boundaries are short where those of the words are long: the pieces
+// cost a fraction of the whole phrase.
+func ftsMatch(q string) (match string, whole bool) {
+	phrase := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	r := []rune(q)
+	var pieces []string
+	for i := 0; i < len(r); {
+		if !isNameSpace(r[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(r) && isNameSpace(r[j]) {
+			j++
+		}
+		pieces = append(pieces, phrase(string(r[max(0, i-2):min(len(r), j+2)])))
+		i = j
+	}
+	if len(pieces) == 0 || len(r) <= 5 { // no piece is shorter than q
+		return phrase(q), true
+	}
+	return strings.Join(pieces, " AND "), false
 }
 
 // isNameSpace reports whether r separates the words of a name for
