@@ -99,6 +99,12 @@ var (
 	// arenas lists the registered arenas sorted by start. It is replaced,
 	// never modified, so readers load it without locking.
 	arenas atomic.Pointer[[]arena]
+	// lastArena is the arena in which Param last found a pattern while
+	// several were registered: the request it reads next is most often
+	// one the same router served, and then no search is needed. It may
+	// outlive its router's registration; the arena it names stays whole
+	// (it holds the text), so reading it is still safe.
+	lastArena atomic.Pointer[arena]
 )
 
 // buildArena returns the arena for patterns (well-formed, with names of at
@@ -191,6 +197,7 @@ func unregisterArena(start uintptr) {
 	}
 	list := slices.DeleteFunc(slices.Clone(*old), func(a arena) bool { return a.start == start })
 	arenas.Store(&list)
+	lastArena.Store(nil) // lets the text go
 }
 
 func cmpUintptr(a, b uintptr) int {
@@ -335,115 +342,74 @@ func equalName(p, q unsafe.Pointer, l int) bool {
 }
 
 // extract returns parameter i's value in path, for the route of n
-// parameters whose pattern is at p. The first value starts where the pattern's first parameter
-// does, any other after the slash that begins its segment (counted from
-// the nearer end, unless a catch-all's slashes are in the way); a value
-// ends at the next '/', except the last, which ends where the static
-// suffix begins (or, a catch-all's, at the end). A path that does not have
-// the pattern's shape (changed after routing) yields a wrong value or "",
-// never a panic. It makes no calls but nthSlash's.
+// parameters whose pattern is at p. Patterns are segment-aligned and the
+// text between two parameters is static, so the path repeats it: the
+// first value starts where the pattern's first parameter does, the last
+// (unless a catch-all) ends where the static suffix begins, and any other
+// is reached from the nearer of those by hopping over the values between
+// (each up to its '/') and the static text between them (its length known
+// from the pattern). A value ends at the next '/', the last where the
+// suffix begins (a catch-all's at the end). A path that does not have the
+// pattern's shape (changed after routing) yields a wrong value or "",
+// never a panic. It makes no calls.
 func extract(p unsafe.Pointer, n, i int, path string) string {
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
-	e := unsafe.Add(paramsAt(p, n), paramSize*i)
+	params := paramsAt(p, n)
+	// open is where parameter j's '{' is in the pattern; shut(j) is just
+	// after its '}' (not for a catch-all, whose name is followed by ...).
+	open := func(j int) int { return int(load16(unsafe.Add(params, paramSize*j+2))) - 1 }
+	shut := func(j int) int {
+		return int(load16(unsafe.Add(params, paramSize*j+2))) + int(*(*byte)(unsafe.Add(params, paramSize*j+4))) + 1
+	}
 	last := i == n-1
 	catchAll := *(*byte)(unsafe.Add(p, -6))&flagCatchAll != 0
 	var start, stop int
-	switch {
-	case !last:
-		// Up to the next '/', below.
-	case catchAll:
-		stop = l
-	default:
-		if stop = l - int(load16(unsafe.Add(p, -8))); stop < 0 {
-			return ""
-		}
-	}
-	switch seg := int(load16(e)); {
-	case i == 0:
-		start = int(load16(unsafe.Add(e, 2))) - 1 // the '{' of the first parameter
-	case last && !catchAll:
-		// Back from its end to the '/' before it: values are short.
-		for start = stop; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
-		}
-	case !catchAll && int(load16(unsafe.Add(p, -10)))-seg < seg:
-		// The slash before the segment is the (slashes-seg+1)-th from
-		// the end.
-		if start = lastNthSlash(base, l, int(load16(unsafe.Add(p, -10)))-seg+1); start < 0 {
-			return ""
-		}
-		start++
-	default:
-		if start = nthSlash(base, l, seg); start < 0 {
-			return ""
-		}
-		start++
-	}
-	if !last {
-		// Up to the next '/', eight bytes at a time (nextSlash, inlined).
-		for stop = start; stop+8 <= l; stop += 8 {
-			if m := bytesEqual(load64(unsafe.Add(base, stop)), '/'); m != 0 {
-				stop += bits.TrailingZeros64(m) >> 3
-				goto found
+	if catchAll || 2*i <= n-1 {
+		// Forward from the first value.
+		start = open(0)
+		for j := 1; j <= i; j++ {
+			end := start
+			for end < l && *(*byte)(unsafe.Add(base, end)) != '/' {
+				end++
 			}
+			start = end + open(j) - shut(j-1)
 		}
-		for ; stop < l && *(*byte)(unsafe.Add(base, stop)) != '/'; stop++ {
+		if last {
+			stop = l
+			if !catchAll {
+				stop -= int(load16(unsafe.Add(p, -8)))
+			}
+		} else {
+			// Up to the next '/', eight bytes at a time.
+			for stop = start; stop+8 <= l; stop += 8 {
+				if m := bytesEqual(load64(unsafe.Add(base, stop)), '/'); m != 0 {
+					stop += bits.TrailingZeros64(m) >> 3
+					goto found
+				}
+			}
+			for ; stop < l && *(*byte)(unsafe.Add(base, stop)) != '/'; stop++ {
+			}
+		found:
 		}
-	found:
+	} else {
+		// Back from the last value's end: values are short.
+		stop = l - int(load16(unsafe.Add(p, -8)))
+		for j := n - 1; ; j-- {
+			if stop < 0 || stop > l {
+				return ""
+			}
+			for start = stop; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
+			}
+			if j == i {
+				break
+			}
+			stop = start - (open(j) - shut(j-1))
+		}
 	}
-	if start > stop || stop > l {
+	if start < 0 || start > stop || stop > l {
 		return ""
 	}
 	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start)
-}
-
-// nthSlash returns the index of the k-th '/' (k >= 1) of the l bytes at
-// p, or -1: eight bytes at a time, counting the slashes of each word.
-func nthSlash(p unsafe.Pointer, l, k int) int {
-	i := 0
-	for ; i+8 <= l; i += 8 {
-		m := bytesEqual(load64(unsafe.Add(p, i)), '/')
-		c := bits.OnesCount64(m)
-		if c >= k {
-			for ; k > 1; k-- {
-				m &= m - 1
-			}
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		k -= c
-	}
-	for ; i < l; i++ {
-		if *(*byte)(unsafe.Add(p, i)) == '/' {
-			if k--; k == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// lastNthSlash returns the index of the k-th '/' (k >= 1) from the end of
-// the l bytes at p, or -1: eight bytes at a time, from the end.
-func lastNthSlash(p unsafe.Pointer, l, k int) int {
-	i := l
-	for ; i >= 8; i -= 8 {
-		m := bytesEqual(load64(unsafe.Add(p, i-8)), '/')
-		c := bits.OnesCount64(m)
-		if c >= k {
-			for ; k > 1; k-- {
-				m &^= 1 << (63 - bits.LeadingZeros64(m))
-			}
-			return i - 8 + (63-bits.LeadingZeros64(m))>>3
-		}
-		k -= c
-	}
-	for i--; i >= 0; i-- {
-		if *(*byte)(unsafe.Add(p, i)) == '/' {
-			if k--; k == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // param is Param's common case as one function: the request's pattern is
@@ -459,8 +425,11 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 	var a *arena
 	if len(as) == 1 { // the usual case: one router
 		a = &as[0]
-	} else if a = arenaOf(as, uintptr(sp)); a == nil {
-		return "", false
+	} else if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= uintptr(len(a.text)) {
+		if a = arenaOf(as, uintptr(sp)); a == nil {
+			return "", false
+		}
+		lastArena.Store(a)
 	}
 	d := uintptr(sp) - a.start
 	if d < headerMin || d >= uintptr(len(a.text)) ||

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -227,6 +228,37 @@ func TestParamAllocations(t *testing.T) {
 	n = testing.AllocsPerRun(100, func() { v = Param(req, "repo") })
 	if n != 0 || v != "httprouter" {
 		t.Errorf("Param: %v allocations, value %q", n, v)
+	}
+}
+
+// TestParamAcrossRouters: with several routers live, Param reads each
+// request in its own router's arena, whichever router it read last, and
+// allocates nothing doing so.
+func TestParamAcrossRouters(t *testing.T) {
+	var reqs []*http.Request
+	for i, p := range []string{"/a/{x}/b/{y}", "/c/{y}/{x}", "/{x}/d/{y}/e"} {
+		r := New()
+		r.Get(p, captureHandler)
+		path := strings.NewReplacer("{x}", "x"+strconv.Itoa(i), "{y}", "y"+strconv.Itoa(i)).Replace(p)
+		reqs = append(reqs, routed(t, r, "GET", path))
+	}
+	if l := arenas.Load(); l == nil || len(*l) < 3 {
+		t.Fatal("fewer than three arenas registered")
+	}
+	for round := range 3 {
+		for i, req := range reqs {
+			if x, y := Param(req, "x"), Param(req, "y"); x != "x"+strconv.Itoa(i) || y != "y"+strconv.Itoa(i) {
+				t.Errorf("round %d, router %d: x %q, y %q", round, i, x, y)
+			}
+		}
+	}
+	var v string
+	if n := testing.AllocsPerRun(100, func() {
+		for _, req := range reqs {
+			v = Param(req, "y")
+		}
+	}); n != 0 || v != "y2" {
+		t.Errorf("Param across routers: %v allocations, last value %q", n, v)
 	}
 }
 
