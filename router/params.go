@@ -300,9 +300,36 @@ func index(p unsafe.Pointer, n int, name string) int {
 	params := paramsAt(p, n)
 	key := uint16(l) | uint16(name[0])<<8
 	q := unsafe.Pointer(unsafe.StringData(name))
+	if n <= 4 && l <= 8 {
+		// The name's first and last four bytes (two, for a name of two or
+		// three), loaded once: a name whose key matches is then compared
+		// with two loads of its own, overlapping for a short name.
+		var first, lastw uint32
+		switch {
+		case l >= 4:
+			first, lastw = load32(q), load32(unsafe.Add(q, l-4))
+		case l >= 2:
+			first, lastw = uint32(load16(q)), uint32(load16(unsafe.Add(q, l-2)))
+		}
+		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
+			if load16(unsafe.Add(e, 4)) != key {
+				continue
+			}
+			np := unsafe.Add(p, load16(unsafe.Add(e, 2)))
+			switch {
+			case l >= 4:
+				if load32(np) == first && load32(unsafe.Add(np, l-4)) == lastw {
+					return i
+				}
+			case l == 1 || uint32(load16(np)) == first && uint32(load16(unsafe.Add(np, l-2))) == lastw:
+				return i
+			}
+		}
+		return -1
+	}
 	if n <= 4 {
 		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
-			if load16(unsafe.Add(e, 4)) == key && (l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l)) {
+			if load16(unsafe.Add(e, 4)) == key && equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l) {
 				return i
 			}
 		}
