@@ -44,7 +44,12 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.unmatched(w, req, p, rt)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, buf[:]):
 	default:
-		m.serve(w, req, f, rt, p, buf[:], false)
+		// serve, written out: the call is most of what it would add.
+		req.Pattern = f.pattern(rt)
+		if m.stdValues {
+			setPathValues(req, rt, p, buf[:], false)
+		}
+		rt.handler.ServeHTTP(w, req)
 	}
 }
 
@@ -187,23 +192,30 @@ func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
 // serve runs the route's handler. The handler gets req itself, with
 // req.Pattern set to the route's pattern, from which Param reads the
 // values; with StdPathValues, the values at vals in the path p (escaped if
-// escaped) are also stored with req.SetPathValue.
+// escaped) are also stored with req.SetPathValue. (dispatch does the
+// same for the common case itself.)
 func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *route, p string, vals []span, escaped bool) {
 	req.Pattern = f.pattern(rt)
 	if m.stdValues {
-		h, _ := headerOf(req.Pattern)
-		for i := range int(rt.nparams) {
-			name := h.name(i, req.Pattern)
-			v := p[vals[i].start:vals[i].end]
-			if escaped && strings.IndexByte(v, '%') >= 0 {
-				if u, err := url.PathUnescape(v); err == nil {
-					v = u
-				}
-			}
-			req.SetPathValue(name, v)
-		}
+		setPathValues(req, rt, p, vals, escaped)
 	}
 	rt.handler.ServeHTTP(w, req)
+}
+
+// setPathValues stores the values of the route that matched req with
+// req.SetPathValue (StdPathValues).
+func setPathValues(req *http.Request, rt *route, p string, vals []span, escaped bool) {
+	h, _ := headerOf(req.Pattern)
+	for i := range int(rt.nparams) {
+		name := h.name(i, req.Pattern)
+		v := p[vals[i].start:vals[i].end]
+		if escaped && strings.IndexByte(v, '%') >= 0 {
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
+		}
+		req.SetPathValue(name, v)
+	}
 }
 
 // miss answers a request that matched no route: OPTIONS, a trailing-slash

@@ -270,28 +270,23 @@ func (h header) name(i int, pattern string) string {
 // and whether the route has such a parameter. It allocates only for an
 // escaped path.
 func (h header) value(name, path, rawPath string) (string, bool) {
-	n := h.n()
-	i := index(h.p, n, name)
-	if i < 0 {
-		return "", false
+	v, ok := valueOf(h.p, h.n(), name, path)
+	if !ok || rawPath == "" {
+		return v, ok
 	}
-	if rawPath != "" {
-		u := url.URL{Path: path, RawPath: rawPath}
-		v := h.extract(n, i, routingPath(u.EscapedPath()))
-		if strings.IndexByte(v, '%') >= 0 {
-			if uv, err := url.PathUnescape(v); err == nil {
-				v = uv
-			}
+	u := url.URL{Path: path, RawPath: rawPath}
+	v, _ = valueOf(h.p, h.n(), name, routingPath(u.EscapedPath()))
+	if strings.IndexByte(v, '%') >= 0 {
+		if uv, err := url.PathUnescape(v); err == nil {
+			v = uv
 		}
-		return v, true
 	}
-	return h.extract(n, i, path), true
+	return v, true
 }
 
-func (h header) extract(n, i int, path string) string { return extract(h.p, n, i, path) }
-
 // index returns the position of parameter name among the n of the pattern
-// at p, or -1: four keys at a time, then the name itself.
+// at p, or -1: four keys at a time, then the name itself. (valueOf finds a
+// short name among four parameters or fewer itself.)
 func index(p unsafe.Pointer, n int, name string) int {
 	l := len(name)
 	if l == 0 || l > maxNameLen || n == 0 {
@@ -300,33 +295,6 @@ func index(p unsafe.Pointer, n int, name string) int {
 	params := paramsAt(p, n)
 	key := uint16(l) | uint16(name[0])<<8
 	q := unsafe.Pointer(unsafe.StringData(name))
-	if n <= 4 && l <= 8 {
-		// The name's first and last four bytes (two, for a name of two or
-		// three), loaded once: a name whose key matches is then compared
-		// with two loads of its own, overlapping for a short name.
-		var first, lastw uint32
-		switch {
-		case l >= 4:
-			first, lastw = load32(q), load32(unsafe.Add(q, l-4))
-		case l >= 2:
-			first, lastw = uint32(load16(q)), uint32(load16(unsafe.Add(q, l-2)))
-		}
-		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
-			if load16(unsafe.Add(e, 4)) != key {
-				continue
-			}
-			np := unsafe.Add(p, load16(unsafe.Add(e, 2)))
-			switch {
-			case l >= 4:
-				if load32(np) == first && load32(unsafe.Add(np, l-4)) == lastw {
-					return i
-				}
-			case l == 1 || uint32(load16(np)) == first && uint32(load16(unsafe.Add(np, l-2))) == lastw:
-				return i
-			}
-		}
-		return -1
-	}
 	if n <= 4 {
 		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
 			if load16(unsafe.Add(e, 4)) == key && equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l) {
@@ -368,18 +336,56 @@ func equalName(p, q unsafe.Pointer, l int) bool {
 	return load16(p) == load16(q) && load16(unsafe.Add(p, l-2)) == load16(unsafe.Add(q, l-2))
 }
 
-// extract returns parameter i's value in path, for the route of n
-// parameters whose pattern is at p. Patterns are segment-aligned and the
-// text between two parameters is static, so the path repeats it: the
-// first value starts where the pattern's first parameter does, the last
-// (unless a catch-all) ends where the static suffix begins, and any other
-// is reached from the nearer of those by hopping over the values between
-// (each up to its '/') and the static text between them (its length known
-// from the pattern). A value ends at the next '/', the last where the
-// suffix begins (a catch-all's at the end). A path that does not have the
-// pattern's shape (changed after routing) yields a wrong value or "",
-// never a panic. It makes no calls.
-func extract(p unsafe.Pointer, n, i int, path string) string {
+// valueOf returns the value in path of parameter name of the route of n
+// parameters whose pattern is at p, and whether the route has it.
+// Patterns are segment-aligned and the text between two parameters is
+// static, so the path repeats it: the first value starts where the
+// pattern's first parameter does, the last (unless a catch-all) ends
+// where the static suffix begins, and any other is reached from the
+// nearer of those by hopping over the values between (each up to its '/')
+// and the static text between them (its length known from the pattern). A
+// value ends at the next '/', the last where the suffix begins (a
+// catch-all's at the end). A path that does not have the pattern's shape
+// (changed after routing) yields a wrong value or "", never a panic. It
+// makes no calls but index's, for a long name or many parameters.
+func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
+	// Which parameter: a short name among few parameters is found here
+	// (index does the rest), sparing a call.
+	if n == 0 { // a pattern without parameters has no params in its header
+		return "", false
+	}
+	i := -1
+	if l := len(name); n <= 4 && l > 0 && l <= 8 {
+		params := paramsAt(p, n)
+		key := uint16(l) | uint16(name[0])<<8
+		q := unsafe.Pointer(unsafe.StringData(name))
+		// The name's first and last four bytes (two, for a name of two or
+		// three), loaded once: a name whose key matches is then compared
+		// with two loads of its own, overlapping for a short name.
+		var first, lastw uint32
+		switch {
+		case l >= 4:
+			first, lastw = load32(q), load32(unsafe.Add(q, l-4))
+		case l >= 2:
+			first, lastw = uint32(load16(q)), uint32(load16(unsafe.Add(q, l-2)))
+		}
+		for j, e := 0, params; j < n; j, e = j+1, unsafe.Add(e, paramSize) {
+			if load16(unsafe.Add(e, 4)) != key {
+				continue
+			}
+			np := unsafe.Add(p, load16(unsafe.Add(e, 2)))
+			if l >= 4 && load32(np) == first && load32(unsafe.Add(np, l-4)) == lastw ||
+				l < 4 && (l == 1 || uint32(load16(np)) == first && uint32(load16(unsafe.Add(np, l-2))) == lastw) {
+				i = j
+				break
+			}
+		}
+	} else {
+		i = index(p, n, name)
+	}
+	if i < 0 {
+		return "", false
+	}
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
 	params := paramsAt(p, n)
 	// open is where parameter j's '{' is in the pattern; shut(j) is just
@@ -423,7 +429,7 @@ func extract(p unsafe.Pointer, n, i int, path string) string {
 		stop = l - int(load16(unsafe.Add(p, -8)))
 		for j := n - 1; ; j-- {
 			if stop < 0 || stop > l {
-				return ""
+				return "", true
 			}
 			for start = stop; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
 			}
@@ -434,9 +440,9 @@ func extract(p unsafe.Pointer, n, i int, path string) string {
 		}
 	}
 	if start < 0 || start > stop || stop > l {
-		return ""
+		return "", true
 	}
-	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start)
+	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 }
 
 // param is Param's common case as one function: the request's pattern is
@@ -467,10 +473,7 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 	if n == 0 || int(d) < headerSize(n) || u.RawPath != "" {
 		return "", false
 	}
-	if i := index(sp, n, name); i >= 0 {
-		return extract(sp, n, i, u.Path), true
-	}
-	return "", false
+	return valueOf(sp, n, name, u.Path)
 }
 
 // Param returns the value of the path parameter name of the route that
