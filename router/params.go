@@ -23,11 +23,12 @@ import (
 //
 // Param derives a value from two things the request carries and the router
 // never changes after routing: req.Pattern and the path in req.URL.
-// Patterns are segment-aligned: a parameter is a whole segment, so its
-// value is the segment of the path at the parameter's position in the
-// pattern, found by counting slashes, eight bytes at a time, from the
-// nearer end of the path. The first value starts, and the last ends, at a
-// fixed distance from the path's start and end.
+// Patterns are segment-aligned: a parameter is a whole segment, and the
+// text between two parameters is static, so the path repeats it. The
+// first value starts, and the last ends, at a fixed distance from the
+// path's start and end; any other is reached from the nearer of them by
+// hopping over the values between (each up to its '/') and the static
+// text between them, whose length the pattern gives.
 //
 // What a pattern's parameters are is decided at compile time, not parsed
 // per call: every route's pattern string lives in the router's pattern
@@ -40,26 +41,25 @@ import (
 // The header before a pattern in its arena, read backwards from the
 // pattern's first byte p:
 //
-//	[keys] [params] slashes post flags n len 0xFF pattern…
+//	[keys] [params] post flags n len 0xFF pattern…
 //
 // 0xFF, a byte no UTF-8 text contains, marks the start of a pattern; len
 // (its length) tells a string that points elsewhere into a pattern, or is
 // shorter, from the pattern itself; n is its number of parameters. These
 // three are all a pattern without parameters has (headerMin bytes). With
-// parameters follow flags (flagCatchAll), post (the length of the static
-// text after the last parameter) and slashes (the number of '/' in the
-// pattern), then params: for each parameter in order, the index of its
-// segment (the number of '/' before it), the offset of its name in the
-// pattern, and its key (the name's length and first byte, length in the
-// low byte). All are little-endian uint16s. A pattern of more than four
-// parameters also has keys: the keys again, contiguous and padded with
-// zeros to a multiple of four, so that four are compared with one 8-byte
-// load.
+// parameters follow flags (flagCatchAll) and post (the length of the
+// static text after the last parameter), then params: for each parameter
+// in order, the offset of its name in the pattern and its key (the name's
+// length and first byte, length in the low byte). All are little-endian
+// uint16s. A pattern of more than four parameters also has keys: the keys
+// again, contiguous and padded with zeros to a multiple of four, so that
+// four are compared with one 8-byte load.
 const (
 	patternMark  = 0xFF
-	headerMin    = 5  // mark, len, n
-	headerFixed  = 10 // and flags, post, slashes
-	paramSize    = 6
+	headerMin    = 5 // mark, len, n
+	headerFixed  = 8 // and flags, post
+	paramSize    = 4 // a parameter's entry: its name's offset, its key
+	entryKey     = 2 // the key's offset in an entry
 	flagCatchAll = 1 // the last parameter is a catch-all
 	maxNameLen   = 255
 
@@ -135,14 +135,14 @@ func buildArena(patterns []string) (string, []int) {
 			}
 		}
 		for j, sp := range spans {
-			buf = le16(le16(le16(buf, strings.Count(p[:sp[0]], "/")), sp[0]+1), keys[j])
+			buf = le16(le16(buf, sp[0]+1), keys[j])
 		}
 		if n > 0 {
 			flags := 0
 			if catchAll {
 				flags |= flagCatchAll
 			}
-			buf = le16(le16(buf, strings.Count(p, "/")), len(p)-spans[n-1][1])
+			buf = le16(buf, len(p)-spans[n-1][1])
 			buf = append(buf, byte(flags))
 		}
 		buf = le16(le16(buf, n), len(p))
@@ -261,8 +261,8 @@ func (h header) n() int          { return h.u16(-5) }
 // name returns the name of parameter i of h's pattern.
 func (h header) name(i int, pattern string) string {
 	e := unsafe.Add(paramsAt(h.p, h.n()), paramSize*i)
-	off := int(load16(unsafe.Add(e, 2)))
-	return pattern[off : off+int(load16(unsafe.Add(e, 4))&0xff)]
+	off := int(load16(e))
+	return pattern[off : off+int(load16(unsafe.Add(e, entryKey))&0xff)]
 }
 
 // value returns the value of parameter name of h's route in the routed
@@ -297,7 +297,7 @@ func index(p unsafe.Pointer, n int, name string) int {
 	q := unsafe.Pointer(unsafe.StringData(name))
 	if n <= 4 {
 		for i, e := 0, params; i < n; i, e = i+1, unsafe.Add(e, paramSize) {
-			if load16(unsafe.Add(e, 4)) == key && equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l) {
+			if load16(unsafe.Add(e, entryKey)) == key && equalName(unsafe.Add(p, load16(e)), q, l) {
 				return i
 			}
 		}
@@ -305,8 +305,8 @@ func index(p unsafe.Pointer, n int, name string) int {
 	}
 	match := func(i int) bool {
 		e := unsafe.Add(params, paramSize*i)
-		return load16(unsafe.Add(e, 4)) == key &&
-			(l == 1 || equalName(unsafe.Add(p, load16(unsafe.Add(e, 2))), q, l))
+		return load16(unsafe.Add(e, entryKey)) == key &&
+			(l == 1 || equalName(unsafe.Add(p, load16(e)), q, l))
 	}
 	keys := unsafe.Add(params, -keysSize(n))
 	want := uint64(key) * lanes16
@@ -370,10 +370,10 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 			first, lastw = uint32(load16(q)), uint32(load16(unsafe.Add(q, l-2)))
 		}
 		for j, e := 0, params; j < n; j, e = j+1, unsafe.Add(e, paramSize) {
-			if load16(unsafe.Add(e, 4)) != key {
+			if load16(unsafe.Add(e, entryKey)) != key {
 				continue
 			}
-			np := unsafe.Add(p, load16(unsafe.Add(e, 2)))
+			np := unsafe.Add(p, load16(e))
 			if l >= 4 && load32(np) == first && load32(unsafe.Add(np, l-4)) == lastw ||
 				l < 4 && (l == 1 || uint32(load16(np)) == first && uint32(load16(unsafe.Add(np, l-2))) == lastw) {
 				i = j
@@ -390,9 +390,9 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 	params := paramsAt(p, n)
 	// open is where parameter j's '{' is in the pattern; shut(j) is just
 	// after its '}' (not for a catch-all, whose name is followed by ...).
-	open := func(j int) int { return int(load16(unsafe.Add(params, paramSize*j+2))) - 1 }
+	open := func(j int) int { return int(load16(unsafe.Add(params, paramSize*j))) - 1 }
 	shut := func(j int) int {
-		return int(load16(unsafe.Add(params, paramSize*j+2))) + int(*(*byte)(unsafe.Add(params, paramSize*j+4))) + 1
+		return int(load16(unsafe.Add(params, paramSize*j))) + int(*(*byte)(unsafe.Add(params, paramSize*j+entryKey))) + 1
 	}
 	last := i == n-1
 	catchAll := *(*byte)(unsafe.Add(p, -6))&flagCatchAll != 0
