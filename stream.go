@@ -154,14 +154,8 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 	codec := th.enc.Default()
 	a := r.api
 	th.stream = func(w http.ResponseWriter, req *http.Request, in *I) {
-		setStreamHeaders := func() {
-			hdr := w.Header()
-			hdr.Set("Content-Type", EventStreamType)
-			hdr.Set("Cache-Control", "no-cache")
-			hdr.Set("X-Accel-Buffering", "no")
-		}
 		if req.Method == http.MethodHead {
-			setStreamHeaders()
+			setStreamHeaders(w.Header())
 			w.WriteHeader(http.StatusOK)
 			return
 		}
@@ -172,7 +166,7 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			return
 		}
 		defer a.streams.Add(-1)
-		setStreamHeaders()
+		setStreamHeaders(w.Header())
 		s := &eventStream{w: w, rc: http.NewResponseController(w), names: names, marshal: codec.Marshal}
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -324,4 +318,12 @@ func (s *eventStream) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+}
+
+// setStreamHeaders sets the headers of an event stream's answer: its type,
+// and no caching or buffering on the way.
+func setStreamHeaders(h http.Header) {
+	h.Set("Content-Type", EventStreamType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
 }

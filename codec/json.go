@@ -60,12 +60,6 @@ func (strictJSON) Marshal(v any) (b []byte, err error) {
 	return b, nil
 }
 
-// Unmarshal decodes data into v (a non-nil pointer). The common case is
-// one pass of strictFast. When it fails, the input is decoded again with
-// strictText into a fresh value: if that succeeds, the failure was of a Go
-// type that encoding/json tolerates, and its value stands; if not, the
-// first failure is returned, converted to this package's errors with its
-// location.
 // AppendMarshal is Marshal appending to dst. goccy/go-json's Encoder, kept
 // in a pool with the writer it writes to, encodes into its own buffer and
 // writes once, so the encoding is copied into dst rather than into a new
@@ -74,11 +68,13 @@ func (c strictJSON) AppendMarshal(dst []byte, v any) (out []byte, err error) {
 	e := appenders.Get().(*appender)
 	e.dst = dst
 	defer func() {
+		if recover() != nil {
+			// The encoder is dropped, not pooled: its state is unknown.
+			out, err = appendStd(dst, v)
+			return
+		}
 		e.dst = nil
 		appenders.Put(e)
-		if recover() != nil {
-			out, err = appendStd(dst, v)
-		}
 	}()
 	if err := e.enc.Encode(v); err != nil {
 		// encoding/json's message and error types, for the same failure
@@ -114,6 +110,12 @@ var appenders = sync.Pool{New: func() any {
 	return a
 }}
 
+// Unmarshal decodes data into v (a non-nil pointer). The common case is
+// one pass of strictFast. When it fails, the input is decoded again with
+// strictText into a fresh value: if that succeeds, the failure was of a Go
+// type that encoding/json tolerates, and its value stands; if not, the
+// first failure is returned, converted to this package's errors with its
+// location.
 func (strictJSON) Unmarshal(data []byte, v any) error {
 	return unmarshal(data, v, strictFast, strictText)
 }
