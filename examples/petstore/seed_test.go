@@ -183,7 +183,7 @@ func TestSQLiteWritersWaitInTurn(t *testing.T) {
 
 // TestSearchFindsEveryPart: every part of a name, words or not, with the
 // white space around them or not, finds the pets whose names contain it
-// and no others, on both stores: the index of words on PostgreSQL agrees
+// and no others, and counts them (total=true), on both stores: the index of words on PostgreSQL agrees
 // with strings.Contains, for names with doubled spaces, tabs, quotes,
 // backslashes, a leading ~ and letters beyond ASCII.
 func TestSearchFindsEveryPart(t *testing.T) {
@@ -234,6 +234,9 @@ func TestSearchFindsEveryPart(t *testing.T) {
 					}
 					if !slices.Equal(got, want) {
 						t.Errorf("%q finds %v, want %v", q, got, want)
+					}
+					if _, _, total, err := s.ListAfter(ctx, Filter{Query: q}, 0, 0, 2, true); err != nil || total != len(want) {
+						t.Errorf("%q: a total of %d (%v), want %d", q, total, err, len(want))
 					}
 				}
 			}
