@@ -100,12 +100,19 @@ var (
 	// never modified, so readers load it without locking.
 	arenas atomic.Pointer[[]arena]
 	// lastArena is the arena in which Param last found a pattern while
-	// several were registered: the request it reads next is most often
-	// one the same router served, and then no search is needed. It may
-	// outlive its router's registration; the arena it names stays whole
-	// (it holds the text), so reading it is still safe.
+	// more than fewArenas were registered (tests and benchmarks that make
+	// many routers): the request it reads next is most often one the same
+	// router served, and then no search is needed. With fewer, the search
+	// is a few steps and Param writes nothing shared, so requests of
+	// several routers in parallel do not contend for it. It may outlive
+	// its router's registration; the arena it names stays whole (it holds
+	// the text), so reading it is still safe.
 	lastArena atomic.Pointer[arena]
 )
+
+// fewArenas is how many registered arenas Param searches without trying
+// lastArena first.
+const fewArenas = 8
 
 // buildArena returns the arena for patterns (well-formed, with names of at
 // most maxNameLen bytes), and the offset of each in it.
@@ -456,13 +463,20 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 	sp := unsafe.Pointer(unsafe.StringData(pattern))
 	as := *list
 	var a *arena
-	if len(as) == 1 { // the usual case: one router
+	switch {
+	case len(as) == 1: // the usual case: one router
 		a = &as[0]
-	} else if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= uintptr(len(a.text)) {
+	case len(as) <= fewArenas:
 		if a = arenaOf(as, uintptr(sp)); a == nil {
 			return "", false
 		}
-		lastArena.Store(a)
+	default:
+		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= uintptr(len(a.text)) {
+			if a = arenaOf(as, uintptr(sp)); a == nil {
+				return "", false
+			}
+			lastArena.Store(a)
+		}
 	}
 	d := uintptr(sp) - a.start
 	if d < headerMin || d >= uintptr(len(a.text)) ||

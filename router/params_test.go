@@ -231,19 +231,28 @@ func TestParamAllocations(t *testing.T) {
 	}
 }
 
-// TestParamAcrossRouters: with several routers live, Param reads each
+// TestParamAcrossRouters: with several routers live, few (a search of
+// the arenas) or many (the arena read last tried first), Param reads each
 // request in its own router's arena, whichever router it read last, and
 // allocates nothing doing so.
 func TestParamAcrossRouters(t *testing.T) {
+	for _, routers := range []int{3, fewArenas + 3} {
+		t.Run(strconv.Itoa(routers), func(t *testing.T) { paramAcrossRouters(t, routers) })
+	}
+}
+
+func paramAcrossRouters(t *testing.T, routers int) {
+	shapes := []string{"/a/{x}/b/{y}", "/c/{y}/{x}", "/{x}/d/{y}/e"}
 	var reqs []*http.Request
-	for i, p := range []string{"/a/{x}/b/{y}", "/c/{y}/{x}", "/{x}/d/{y}/e"} {
+	for i := range routers {
+		p := shapes[i%len(shapes)]
 		r := New()
 		r.Get(p, captureHandler)
 		path := strings.NewReplacer("{x}", "x"+strconv.Itoa(i), "{y}", "y"+strconv.Itoa(i)).Replace(p)
 		reqs = append(reqs, routed(t, r, "GET", path))
 	}
-	if l := arenas.Load(); l == nil || len(*l) < 3 {
-		t.Fatal("fewer than three arenas registered")
+	if l := arenas.Load(); l == nil || len(*l) < routers {
+		t.Fatalf("fewer than %d arenas registered", routers)
 	}
 	for round := range 3 {
 		for i, req := range reqs {
@@ -257,7 +266,7 @@ func TestParamAcrossRouters(t *testing.T) {
 		for _, req := range reqs {
 			v = Param(req, "y")
 		}
-	}); n != 0 || v != "y2" {
+	}); n != 0 || v != "y"+strconv.Itoa(routers-1) {
 		t.Errorf("Param across routers: %v allocations, last value %q", n, v)
 	}
 }
