@@ -159,7 +159,7 @@ func (f *flatTrees) compilePatterns(patterns []string) {
 		rt.slashProbe = rt.catchAll && open > 1
 	}
 	f.patterns = text
-	registerArena(f, text)
+	registerArena(text)
 }
 
 // pattern returns rt's pattern, in the pattern arena.

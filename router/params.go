@@ -87,11 +87,13 @@ func paramsAt(p unsafe.Pointer, n int) unsafe.Pointer {
 	return unsafe.Add(p, -headerFixed-paramSize*n)
 }
 
-// arena is a router's compiled pattern text, registered while the router
-// lives.
+// arena is where a router's compiled pattern text lies, registered for as
+// long as the text lives: while its router does, and after, while any
+// request keeps a pattern in it (req.Pattern). It holds addresses, not
+// the text, so that the list does not keep the text alive.
 type arena struct {
-	start uintptr // address of text's first byte
-	text  string
+	start uintptr // address of the text's first byte
+	size  uintptr // the text's length
 }
 
 var (
@@ -104,9 +106,8 @@ var (
 	// many routers): the request it reads next is most often one the same
 	// router served, and then no search is needed. With fewer, the search
 	// is a few steps and Param writes nothing shared, so requests of
-	// several routers in parallel do not contend for it. It may outlive
-	// its router's registration; the arena it names stays whole (it holds
-	// the text), so reading it is still safe.
+	// several routers in parallel do not contend for it. Unregistering an
+	// arena clears it, so it never names the range of freed text.
 	lastArena atomic.Pointer[arena]
 )
 
@@ -176,26 +177,35 @@ func paramSpans(p string) (catchAll bool, spans [][2]int) {
 	return catchAll, spans
 }
 
-// registerArena adds text to the list of live arenas until owner becomes
-// unreachable.
-func registerArena[T any](owner *T, text string) {
+// registerArena adds text, a string that starts its own allocation of at
+// least 16 bytes (buildArena's), to the list of live arenas until the
+// text is unreachable: until neither its router nor any request's
+// req.Pattern holds it.
+//
+// The text's finalizer unregisters it. A finalizer, not a cleanup: the
+// runtime frees an object with a finalizer only in a collection after the
+// finalizer has run, so the list never names memory that has been freed
+// and reused (by another string that could then pass for a pattern).
+func registerArena(text string) {
 	if len(text) == 0 {
 		return
 	}
-	start := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	data := unsafe.StringData(text)
+	start := uintptr(unsafe.Pointer(data))
 	arenasMu.Lock()
 	var list []arena
 	if old := arenas.Load(); old != nil {
 		list = slices.Clone(*old)
 	}
 	i, _ := slices.BinarySearchFunc(list, start, func(a arena, s uintptr) int { return cmpUintptr(a.start, s) })
-	list = slices.Insert(list, i, arena{start: start, text: text})
+	list = slices.Insert(list, i, arena{start: start, size: uintptr(len(text))})
 	arenas.Store(&list)
 	arenasMu.Unlock()
-	runtime.AddCleanup(owner, unregisterArena, start)
+	runtime.SetFinalizer(data, unregisterArena)
 }
 
-func unregisterArena(start uintptr) {
+func unregisterArena(data *byte) {
+	start := uintptr(unsafe.Pointer(data))
 	arenasMu.Lock()
 	defer arenasMu.Unlock()
 	old := arenas.Load()
@@ -204,7 +214,7 @@ func unregisterArena(start uintptr) {
 	}
 	list := slices.DeleteFunc(slices.Clone(*old), func(a arena) bool { return a.start == start })
 	arenas.Store(&list)
-	lastArena.Store(nil) // lets the text go
+	lastArena.Store(nil)
 }
 
 func cmpUintptr(a, b uintptr) int {
@@ -254,7 +264,7 @@ func headerOf(pattern string) (header, bool) {
 		return header{}, false
 	}
 	d := uintptr(sp) - a.start
-	if d < headerMin || d >= uintptr(len(a.text)) ||
+	if d < headerMin || d >= a.size ||
 		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) ||
 		int(d) < headerSize(int(load16(unsafe.Add(sp, -5)))) {
 		return header{}, false
@@ -471,7 +481,7 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 			return "", false
 		}
 	default:
-		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= uintptr(len(a.text)) {
+		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= a.size {
 			if a = arenaOf(as, uintptr(sp)); a == nil {
 				return "", false
 			}
@@ -479,7 +489,7 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 		}
 	}
 	d := uintptr(sp) - a.start
-	if d < headerMin || d >= uintptr(len(a.text)) ||
+	if d < headerMin || d >= a.size ||
 		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) {
 		return "", false
 	}

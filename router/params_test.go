@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // routed serves target on r, whose handlers must record the request, and
@@ -76,6 +77,25 @@ func TestParamPositions(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestParamOutlivesRouter reads the parameters of a request kept after
+// its router became unreachable and was collected.
+func TestParamOutlivesRouter(t *testing.T) {
+	serve := func() *http.Request {
+		r := New()
+		var kept *http.Request
+		r.Get("/a/{x}/b/{y}", func(w http.ResponseWriter, req *http.Request) { kept = req })
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/a/1/b/2", nil))
+		return kept
+	}
+	req := serve()
+	for range 3 {
+		runtime.GC()
+	}
+	if x, y := Param(req, "x"), Param(req, "y"); x != "1" || y != "2" {
+		t.Errorf("after the router was collected: x=%q y=%q, want 1 2", x, y)
 	}
 }
 
@@ -271,38 +291,44 @@ func paramAcrossRouters(t *testing.T, routers int) {
 	}
 }
 
-// TestArenaUnregistered checks that a router's pattern arena leaves the
-// registry once the router is garbage, while requests that kept its
-// patterns stay safe to read (their value is then "").
+// TestArenaUnregistered checks that a router's arena stays registered
+// while a request holds a pattern in it, after the router became garbage,
+// and leaves the list once nothing holds its text.
 func TestArenaUnregistered(t *testing.T) {
-	count := func() int {
+	registered := func(start uintptr) bool {
 		if l := arenas.Load(); l != nil {
-			return len(*l)
+			for _, a := range *l {
+				if a.start <= start && start-a.start < a.size {
+					return true
+				}
+			}
 		}
-		return 0
+		return false
 	}
-	before := count()
 	var kept *http.Request
 	func() {
 		r := New()
 		r.Get("/g/{id}", func(w http.ResponseWriter, req *http.Request) { kept = req })
 		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/g/5", nil))
-		if count() != before+1 || Param(kept, "id") != "5" {
-			t.Fatalf("registered arenas %d (before %d), id %q", count(), before, Param(kept, "id"))
-		}
 	}()
+	start := uintptr(unsafe.Pointer(unsafe.StringData(kept.Pattern)))
+	for range 5 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if !registered(start) || Param(kept, "id") != "5" || kept.Pattern != "/g/{id}" {
+		t.Fatalf("a kept request's arena after its router became garbage: registered %v, id %q, pattern %q",
+			registered(start), Param(kept, "id"), kept.Pattern)
+	}
+	kept = nil
 	deadline := time.Now().Add(10 * time.Second)
-	for count() > before && time.Now().Before(deadline) {
+	for registered(start) && time.Now().Before(deadline) {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
-	if count() > before {
-		t.Fatalf("arena still registered after the router became garbage: %d > %d", count(), before)
+	if registered(start) {
+		t.Fatal("arena still registered after its router and every request holding it became garbage")
 	}
-	if kept.Pattern != "/g/{id}" {
-		t.Errorf("kept pattern %q", kept.Pattern)
-	}
-	_ = Param(kept, "id")
 }
 
 // Dot segments sent escaped (%2E is ".", RFC 3986 section 2.3) are cleaned
