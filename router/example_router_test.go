@@ -109,3 +109,29 @@ func ExampleRouter_ServeHTTP_methodNotAllowed() {
 	// Output:
 	// 405 POST, OPTIONS
 }
+
+// Middleware over http.HandlerFunc calls next as a func, one call a layer;
+// it mixes with the standard form in one chain.
+func ExampleRouter_UseFunc() {
+	r := router.New()
+	r.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			io.WriteString(w, "[std ")
+			next.ServeHTTP(w, req)
+			io.WriteString(w, "]")
+		})
+	})
+	r.UseFunc(func(next http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			io.WriteString(w, "[func ")
+			next(w, req)
+			io.WriteString(w, "]")
+		}
+	})
+	r.Get("/users/{id}", func(w http.ResponseWriter, req *http.Request) {
+		io.WriteString(w, "user "+router.Param(req, "id"))
+	})
+	get(r, "/users/7")
+	// Output:
+	// 200 [std [func user 7]]
+}

@@ -560,3 +560,95 @@ func expectRoutes(t *testing.T, r *Router, tests []struct{ path, want string }) 
 		})
 	}
 }
+
+func TestUseFuncMixesWithUse(t *testing.T) {
+	var trace []string
+	std := func(name string) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				trace = append(trace, name+"("+Param(req, "org")+")")
+				next.ServeHTTP(w, req)
+			})
+		}
+	}
+	fn := func(name string) func(http.HandlerFunc) http.HandlerFunc {
+		return func(next http.HandlerFunc) http.HandlerFunc {
+			return func(w http.ResponseWriter, req *http.Request) {
+				trace = append(trace, name+"("+Param(req, "org")+")")
+				next(w, req)
+			}
+		}
+	}
+	r := New()
+	r.UseFunc(fn("f1"))
+	r.Use(std("s1"))
+	r.UseFunc(fn("f2"), fn("f3"))
+	orgs := r.Group("/orgs/{org}", std("gs"))
+	orgs.UseFunc(fn("gf"))
+	orgs.Get("/plain", echoHandler("/orgs/{org}/plain"))
+	// A handler that is not an http.HandlerFunc reaches a UseFunc layer
+	// as its ServeHTTP method.
+	orgs.Handle("GET", "/typed", textHandler("typed"))
+	for _, tt := range []struct{ target, body string }{
+		{"/orgs/acme/plain", "/orgs/{org}/plain org=acme"},
+		{"/orgs/acme/typed", "typed"},
+	} {
+		trace = nil
+		if w := do(r, "GET", tt.target); w.Body.String() != tt.body {
+			t.Fatalf("%s: body %q, want %q", tt.target, w.Body.String(), tt.body)
+		}
+		if want := []string{"f1()", "s1()", "f2()", "f3()", "gs(acme)", "gf(acme)"}; !slices.Equal(trace, want) {
+			t.Errorf("%s: middleware order %v, want %v", tt.target, trace, want)
+		}
+	}
+	trace = nil
+	if w := do(r, "GET", "/missing"); w.Code != 404 {
+		t.Errorf("404 through UseFunc: %d", w.Code)
+	}
+	if want := []string{"f1()", "s1()", "f2()", "f3()"}; !slices.Equal(trace, want) {
+		t.Errorf("root middleware on a 404: %v, want %v", trace, want)
+	}
+}
+
+// textHandler is an http.Handler that is not an http.HandlerFunc.
+type textHandler string
+
+func (h textHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, string(h)) }
+
+func TestMiddlewareChainChecks(t *testing.T) {
+	mustPanic(t, "UseFunc: middleware 1 is nil", func() {
+		New().UseFunc(func(h http.HandlerFunc) http.HandlerFunc { return h }, nil)
+	})
+	mustPanic(t, "Use: middleware 0 is nil", func() { New().Use(nil) })
+	mustPanic(t, "middleware 0 of 1 returned a nil handler", func() {
+		New().UseFunc(func(http.HandlerFunc) http.HandlerFunc { return nil })
+	})
+	mustPanic(t, "middleware 1 of 2 returned a nil handler", func() {
+		g := New().Group("/g", func(h http.Handler) http.Handler { return h }, func(http.Handler) http.Handler { return http.HandlerFunc(nil) })
+		g.Get("/a", echoHandler("/g/a"))
+	})
+	mustPanic(t, `UseFunc on group "/g" after its routes`, func() {
+		g := New().Group("/g")
+		g.Get("/a", echoHandler("/g/a"))
+		g.UseFunc(func(h http.HandlerFunc) http.HandlerFunc { return h })
+	})
+}
+
+func TestUseFuncChainDoesNotAllocate(t *testing.T) {
+	pass := func(next http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) { next(w, req) }
+	}
+	r := New()
+	for range 20 {
+		r.UseFunc(pass)
+	}
+	g := r.Group("/users")
+	g.UseFunc(pass)
+	var got string
+	g.Get("/{id}", func(w http.ResponseWriter, req *http.Request) { got = Param(req, "id") })
+	req := httptest.NewRequest("GET", "/users/7", nil)
+	w := httptest.NewRecorder()
+	if n := testing.AllocsPerRun(100, func() { r.ServeHTTP(w, req) }); n != 0 || got != "7" {
+		t.Errorf("20 UseFunc layers: %v allocs, id %q", n, got)
+	}
+}

@@ -1,9 +1,10 @@
 // Package idiom measures middleware chains alone, without a router: the
 // net/http idiom, func(http.Handler) http.Handler, which vane's Use takes,
 // against the func-typed idiom of echo and bunrouter, func(next) next,
-// written here with net/http's types. BENCHMARKS.md's middleware rows
-// refer to it: what separates vane from echo and bunrouter there is the
-// idiom's own cost, which this shows without any router around it.
+// written here with net/http's types as vane's UseFunc takes it.
+// BENCHMARKS.md's middleware rows show vane in both forms (vane: UseFunc;
+// vane-std: Use); this shows what the idiom itself costs, without any
+// router around it.
 //
 //	cd bench && taskset -c 1 go test -run '^$' -bench . -count 6 -cpu 1 ./idiom/
 package idiom

@@ -20,7 +20,6 @@ func bunrouterPeer() Peer {
 			"greeting":   "skip: the hand-written greeting is shown for chi, gin and echo",
 			"typedparam": "skip: the hand-written baseline is shown for vane and chi",
 		},
-		Notes: map[string]string{"Middleware10": bunrouterMiddlewareNote, "Middleware20": bunrouterMiddlewareNote},
 	}
 }
 
@@ -94,7 +93,3 @@ func bunrouterJSONList() (http.Handler, error) {
 	})
 	return r, nil
 }
-
-// bunrouterMiddlewareNote says why bunrouter is faster than vane in the deeper middleware rows:
-// its middleware idiom makes half the calls.
-const bunrouterMiddlewareNote = "bunrouter's middleware is func(bunrouter.HandlerFunc) bunrouter.HandlerFunc: each layer calls the next func directly, one call a layer. vane's Use takes the net/http idiom, func(http.Handler) http.Handler, as the middleware in httprouter's and ServeMux's columns is: each layer makes two calls, the interface method http.HandlerFunc.ServeHTTP and then the func, and a layer costs more the deeper the chain. bench/idiom measures both idioms' chains alone, without a router."

@@ -104,6 +104,17 @@ func routerOf(s Spec) func(Peer) (func() (http.Handler, error), bool) {
 	}
 }
 
+// middlewareOf builds a middleware row with the peer's Middleware builder,
+// or its Router when it has none.
+func middlewareOf(s Spec) func(Peer) (func() (http.Handler, error), bool) {
+	return func(p Peer) (func() (http.Handler, error), bool) {
+		if p.Middleware != nil {
+			return func() (http.Handler, error) { return p.Middleware(s) }, true
+		}
+		return routerOf(s)(p)
+	}
+}
+
 func get(path string) Request { return Request{Method: "GET", Path: path} }
 
 // Cases returns every in-process case, in report order.
@@ -150,7 +161,7 @@ func Cases() []Case {
 	for _, n := range []int{5, 10, 20} {
 		cs = append(cs, Case{
 			Category: "Middleware", Name: fmt.Sprintf("Middleware%d", n), Workload: "middleware",
-			build:    routerOf(Spec{Routes: param.Routes, Middleware: n}),
+			build:    middlewareOf(Spec{Routes: param.Routes, Middleware: n}),
 			requests: []Request{get("/user/gordon")},
 			check:    routingCheck(param, []Request{get("/user/gordon")}, n, false),
 		})

@@ -18,7 +18,6 @@ func echoPeer() Peer {
 		JSONList:   echoJSONList,
 		Greeting:   echoGreeting,
 		TypedParam: echoTypedParam,
-		Notes:      map[string]string{"Middleware10": echoMiddlewareNote, "Middleware20": echoMiddlewareNote},
 	}
 }
 
@@ -136,7 +135,3 @@ func echoTypedParam() (http.Handler, error) {
 	})
 	return e, nil
 }
-
-// echoMiddlewareNote says why echo is faster than vane in the deeper middleware rows:
-// its middleware idiom makes half the calls.
-const echoMiddlewareNote = "echo's middleware is func(echo.HandlerFunc) echo.HandlerFunc: each layer calls the next func directly, one call a layer. vane's Use takes the net/http idiom, func(http.Handler) http.Handler, as the middleware in httprouter's and ServeMux's columns is: each layer makes two calls, the interface method http.HandlerFunc.ServeHTTP and then the func, and a layer costs more the deeper the chain. bench/idiom measures both idioms' chains alone, without a router."

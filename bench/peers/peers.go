@@ -34,6 +34,9 @@ type Peer struct {
 
 	// Router serves a Spec. Nil when the peer has no raw routing of its own.
 	Router func(Spec) (http.Handler, error)
+	// Middleware serves the middleware rows' Specs when the peer has a
+	// builder for those rows alone; nil means Router serves them.
+	Middleware func(Spec) (http.Handler, error)
 	// Groups serves GET /api/v1/users/{id} inside a group /api with one
 	// middleware and a nested group /v1 with another.
 	Groups func() (http.Handler, error)
@@ -58,7 +61,7 @@ type Peer struct {
 
 // All returns every peer, vane first.
 func All() []Peer {
-	return []Peer{vanePeer(), vaneHandPeer(), httprouterPeer(), chiPeer(), ginPeer(), echoPeer(), muxPeer(), serveMuxPeer(), bunrouterPeer(), humaPeer()}
+	return []Peer{vanePeer(), vaneHandPeer(), vaneStdPeer(), httprouterPeer(), chiPeer(), ginPeer(), echoPeer(), muxPeer(), serveMuxPeer(), bunrouterPeer(), humaPeer()}
 }
 
 // ByName returns the peer called name.
@@ -154,6 +157,15 @@ func stdMiddleware(next http.Handler) http.Handler {
 		passed()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// funcMiddleware is a pass-through middleware over http.HandlerFunc
+// (vane's UseFunc).
+func funcMiddleware(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		passed()
+		next(w, r)
+	}
 }
 
 func stdChain(n int) []func(http.Handler) http.Handler {

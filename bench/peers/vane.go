@@ -21,7 +21,10 @@ func vanePeer() Peer {
 		Greeting:   vaneGreeting,
 		TypedParam: vaneTypedParam,
 		Notes: map[string]string{
-			"NotFound": "vane answers a miss with an RFC 9457 problem+json body; the other routers with a line of text, echo with a small JSON object.",
+			"Middleware5":  vaneMiddlewareNote,
+			"Middleware10": vaneMiddlewareNote,
+			"Middleware20": vaneMiddlewareNote,
+			"NotFound":     "vane answers a miss with an RFC 9457 problem+json body; the other routers with a line of text, echo with a small JSON object.",
 		},
 	}
 }
@@ -39,10 +42,15 @@ func vaneHandler(i int, r routes.Route, write, read bool) http.HandlerFunc {
 	}
 }
 
+// vaneMiddlewareNote is the footnote on vane's middleware cells.
+const vaneMiddlewareNote = "vane's middleware over http.HandlerFunc (UseFunc), one call a layer as echo's and bunrouter's; the standard func(http.Handler) http.Handler form (Use) is the vane-std column."
+
 func vaneRouter(s Spec) (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := vane.New()
-		r.Use(stdChain(s.Middleware)...)
+		for range s.Middleware {
+			r.UseFunc(funcMiddleware)
+		}
 		for i, rt := range s.Routes {
 			r.Handle(rt.Method, rt.Braces(), vaneHandler(i, rt, s.Write, !s.NoRead))
 		}
@@ -88,6 +96,27 @@ func vaneByHandParam() (http.Handler, error) {
 		json.NewEncoder(w).Encode(IDReply{ID: id})
 	})
 	return r, nil
+}
+
+// vaneStdPeer is vane with the middleware rows' chains in the standard
+// form, func(http.Handler) http.Handler (Use), as chi's and httprouter's.
+func vaneStdPeer() Peer {
+	const why = "skip: vane-std is vane's standard middleware form, shown in the middleware rows only"
+	return Peer{
+		Name:   "vane-std",
+		Module: "github.com/vane-http/vane",
+		Middleware: func(s Spec) (http.Handler, error) {
+			return build(func() (http.Handler, error) {
+				r := vane.New()
+				r.Use(stdChain(s.Middleware)...)
+				for i, rt := range s.Routes {
+					r.Handle(rt.Method, rt.Braces(), vaneHandler(i, rt, s.Write, !s.NoRead))
+				}
+				return r, nil
+			})
+		},
+		Lacks: map[string]string{"router": why, "groups": why, "jsonbind": why, "jsonlist": why, "greeting": why, "typedparam": why},
+	}
 }
 
 // vaneHandPeer is vane's router with the data and typed cases written by
