@@ -448,8 +448,18 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 			if stop < 0 || stop > l {
 				return "", true
 			}
-			for start = stop; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
+			// Back to the previous '/', eight bytes at a time
+			// (bytesEqual is exact, so the highest flagged byte is the
+			// nearest '/').
+			for start = stop; start >= 8; start -= 8 {
+				if m := bytesEqual(load64(unsafe.Add(base, start-8)), '/'); m != 0 {
+					start += (63-bits.LeadingZeros64(m))>>3 - 7
+					goto begun
+				}
 			}
+			for ; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
+			}
+		begun:
 			if j == i {
 				break
 			}

@@ -43,41 +43,55 @@ func captureHandler(w http.ResponseWriter, req *http.Request) {
 func TestParamPositions(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		for _, tail := range []string{"", "/", "/end", "/{rest...}"} {
-			var pat, path strings.Builder
-			var want []string
-			for i := range n {
-				fmt.Fprintf(&pat, "/%s{p%d}", strings.Repeat("st/", i%3), i)
-				v := strings.Repeat(string(rune('a'+i)), 1+(i*5)%9)
-				fmt.Fprintf(&path, "/%s%s", strings.Repeat("st/", i%3), v)
-				want = append(want, v)
+			// Values of 1 to 9 bytes, and of 10 to 18 that begin with
+			// '.' (one bit from '/'): scanning a word at a time crosses
+			// them, in both directions.
+			for _, long := range []bool{false, true} {
+				paramPositions(t, n, tail, long)
 			}
-			pat.WriteString(tail)
-			rest := ""
-			switch tail {
-			case "/", "/end":
-				path.WriteString(tail)
-			case "/{rest...}":
-				rest = "x/y.z"
-				path.WriteString("/" + rest)
-			}
-			t.Run(pat.String(), func(t *testing.T) {
-				r := New()
-				r.Get(pat.String(), captureHandler)
-				req := routed(t, r, "GET", path.String())
-				for i, v := range want {
-					if got := Param(req, fmt.Sprintf("p%d", i)); got != v {
-						t.Errorf("%s: p%d = %q, want %q", path.String(), i, got, v)
-					}
-				}
-				if tail == "/{rest...}" && Param(req, "rest") != rest {
-					t.Errorf("rest = %q, want %q", Param(req, "rest"), rest)
-				}
-				if Param(req, "p") != "" || Param(req, "p00") != "" || Param(req, "") != "" {
-					t.Error("a name the route lacks has a value")
-				}
-			})
 		}
 	}
+}
+
+// paramPositions checks every value of a route of n parameters and the
+// given tail.
+func paramPositions(t *testing.T, n int, tail string, long bool) {
+	var pat, path strings.Builder
+	var want []string
+	for i := range n {
+		fmt.Fprintf(&pat, "/%s{p%d}", strings.Repeat("st/", i%3), i)
+		v := strings.Repeat(string(rune('a'+i)), 1+(i*5)%9)
+		if long {
+			v = "." + v + "x-y_z.w"
+		}
+		fmt.Fprintf(&path, "/%s%s", strings.Repeat("st/", i%3), v)
+		want = append(want, v)
+	}
+	pat.WriteString(tail)
+	rest := ""
+	switch tail {
+	case "/", "/end":
+		path.WriteString(tail)
+	case "/{rest...}":
+		rest = "x/y.z"
+		path.WriteString("/" + rest)
+	}
+	t.Run(pat.String()+"/"+path.String(), func(t *testing.T) {
+		r := New()
+		r.Get(pat.String(), captureHandler)
+		req := routed(t, r, "GET", path.String())
+		for i, v := range want {
+			if got := Param(req, fmt.Sprintf("p%d", i)); got != v {
+				t.Errorf("%s: p%d = %q, want %q", path.String(), i, got, v)
+			}
+		}
+		if tail == "/{rest...}" && Param(req, "rest") != rest {
+			t.Errorf("rest = %q, want %q", Param(req, "rest"), rest)
+		}
+		if Param(req, "p") != "" || Param(req, "p00") != "" || Param(req, "") != "" {
+			t.Error("a name the route lacks has a value")
+		}
+	})
 }
 
 // TestParamOutlivesRouter reads the parameters of a request kept after
