@@ -383,7 +383,14 @@ func (r *Report) notWon(b *strings.Builder) {
 			rw := r.row(c, cs, cols)
 			label := c.Name + " " + cs
 			for _, d := range rw.faster {
-				lost = append(lost, fmt.Sprintf("- %s: **%s** is faster: vane ÷ %s %s.", label, d.peer, d.peer, d.p))
+				line := fmt.Sprintf("- %s: **%s** is faster: vane ÷ %s %s.", label, d.peer, d.peer, d.p)
+				// What each side does, where the peers noted it.
+				for _, p := range []string{d.peer, "vane"} {
+					if note := r.Meta.Notes[Key{c.Name, cs, p}.String()]; note != "" {
+						line += " " + note
+					}
+				}
+				lost = append(lost, line)
 			}
 			for _, d := range rw.ties {
 				tied = append(tied, fmt.Sprintf("- %s: vane ties with %s: vane ÷ %s %s.", label, d.peer, d.peer, d.p))

@@ -148,3 +148,19 @@ func TestFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestLostRowCarriesNotes: a row a peer wins is listed with what the
+// peer's and vane's notes on it say each side does.
+func TestLostRowCarriesNotes(t *testing.T) {
+	d := parseString(t, roundsText(6, []cell{
+		{k: Key{"Micro", "NotFound", "vane"}, ns: steady(100, 1)},
+		{k: Key{"Micro", "NotFound", "chi"}, ns: steady(50, 2)},
+	}))
+	meta := metaFor("vane", "chi")
+	meta.Notes = map[string]string{
+		"Micro/NotFound/chi":  "chi writes less.",
+		"Micro/NotFound/vane": "vane writes a problem.",
+	}
+	lost := section(render(t, &Report{Data: d, Meta: meta}), "## Where vane does not win")
+	wantAll(t, lost, "- Micro NotFound: **chi** is faster: vane ÷ chi 2.00× [2.00–2.02]. chi writes less. vane writes a problem.")
+}
