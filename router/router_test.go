@@ -259,16 +259,22 @@ func TestRedirects(t *testing.T) {
 	}
 }
 
-func TestGroupsAndMiddlewareOrder(t *testing.T) {
-	var trace []string
-	mw := func(name string) func(http.Handler) http.Handler {
+// tracing returns middleware that appends its name and the request's org
+// parameter to *trace.
+func tracing(trace *[]string) func(name string) func(http.Handler) http.Handler {
+	return func(name string) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				trace = append(trace, name+"("+Param(req, "org")+")")
+				*trace = append(*trace, name+"("+Param(req, "org")+")")
 				next.ServeHTTP(w, req)
 			})
 		}
 	}
+}
+
+func TestGroupsAndMiddlewareOrder(t *testing.T) {
+	var trace []string
+	mw := tracing(&trace)
 	r := New()
 	r.Use(mw("root"))
 	r.Route("/v1", func(v1 *Router) {
@@ -563,14 +569,7 @@ func expectRoutes(t *testing.T, r *Router, tests []struct{ path, want string }) 
 
 func TestUseFuncMixesWithUse(t *testing.T) {
 	var trace []string
-	std := func(name string) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				trace = append(trace, name+"("+Param(req, "org")+")")
-				next.ServeHTTP(w, req)
-			})
-		}
-	}
+	std := tracing(&trace)
 	fn := func(name string) func(http.HandlerFunc) http.HandlerFunc {
 		return func(next http.HandlerFunc) http.HandlerFunc {
 			return func(w http.ResponseWriter, req *http.Request) {
