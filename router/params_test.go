@@ -43,7 +43,7 @@ func captureHandler(w http.ResponseWriter, req *http.Request) {
 func TestParamPositions(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		for _, tail := range []string{"", "/", "/end", "/{rest...}"} {
-			// Values of 1 to 9 bytes, and of 10 to 18 that begin with
+			// Values of 1 to 8 bytes, and of 9 to 16 that begin with
 			// '.' (one bit from '/'): scanning a word at a time crosses
 			// them, in both directions.
 			for _, long := range []bool{false, true} {
