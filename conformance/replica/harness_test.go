@@ -3,12 +3,14 @@ package replica
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,9 +126,10 @@ func freePort(t *testing.T) string {
 // slow check under load does not take out a replica that serves) and back
 // after one good one.
 type balancer struct {
-	URL string
-	cmd *exec.Cmd
-	out bytes.Buffer
+	URL    string
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	socket string // HAProxy's stats socket
 }
 
 func startBalancer(t *testing.T, replicas ...*examplerun.Service) *balancer {
@@ -140,8 +143,11 @@ func startBalancer(t *testing.T, replicas ...*examplerun.Service) *balancer {
 	for i, r := range replicas {
 		fmt.Fprintf(&servers, "  server r%d %s check\n", i, strings.TrimPrefix(r.URL, "http://"))
 	}
+	dir := t.TempDir()
+	socket := filepath.Join(dir, "haproxy.sock")
 	config := `global
   maxconn 2000
+  stats socket ` + socket + `
 defaults
   mode http
   timeout connect 1s
@@ -161,12 +167,11 @@ backend replicas
   timeout check 2s
   default-server inter 100ms fall 2 rise 1
 ` + servers.String()
-	dir := t.TempDir()
 	file := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := &balancer{URL: "http://127.0.0.1:" + port}
+	b := &balancer{URL: "http://127.0.0.1:" + port, socket: socket}
 	b.cmd = exec.Command(haproxy, "-db", "-f", file)
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
 	if u, err := user.Current(); err == nil && u.Uid == "0" {
@@ -191,4 +196,53 @@ backend replicas
 	}
 	t.Fatalf("HAProxy did not serve /readyz within 10 s:\n%s", b.out.String())
 	return nil
+}
+
+// waitUp waits until HAProxy's health checks have put replica i (of the
+// order given to startBalancer) in rotation: its status on the stats
+// socket is UP. A rolling restart waits for that before it takes down the
+// next replica, as an orchestrator waits for readiness; it returns how
+// long it waited, and t fails after 10 s.
+func (b *balancer) waitUp(t *testing.T, i int) time.Duration {
+	t.Helper()
+	name := "r" + strconv.Itoa(i)
+	start := time.Now()
+	status := ""
+	for time.Since(start) < 10*time.Second {
+		if status = b.status(name); status == "UP" {
+			return time.Since(start)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("HAProxy did not put replica %s back in rotation within 10 s (status %q):\n%s", name, status, b.out.String())
+	return 0
+}
+
+// status returns the status HAProxy's stats give server name of the
+// replicas backend ("UP", "DOWN", "UP 1/2", ...), or "" if it cannot be
+// read.
+func (b *balancer) status(name string) string {
+	conn, err := net.DialTimeout("unix", b.socket, time.Second)
+	if err != nil {
+		return ""
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conn.Write([]byte("show stat\n")); err != nil {
+		return ""
+	}
+	out, _ := io.ReadAll(conn)
+	lines := strings.Split(string(out), "\n")
+	if len(lines) == 0 {
+		return ""
+	}
+	// A CSV table whose first line names the columns, after "# ".
+	col := slices.Index(strings.Split(strings.TrimPrefix(lines[0], "# "), ","), "status")
+	for _, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		if col >= 0 && len(f) > col && f[0] == "replicas" && f[1] == name {
+			return f[col]
+		}
+	}
+	return ""
 }

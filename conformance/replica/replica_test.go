@@ -225,11 +225,14 @@ func TestReplicas(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 		})
-		for _, r := range []*examplerun.Service{a, b} {
+		lb.waitUp(t, 0)
+		lb.waitUp(t, 1)
+		var back [2]time.Duration
+		for i, r := range []*examplerun.Service{a, b} {
 			time.Sleep(300 * time.Millisecond)
 			r.Stop(t) // SIGTERM: readiness fails, the drain delay, then the listener closes
 			r.Restart(t)
-			time.Sleep(300 * time.Millisecond) // HAProxy's check brings it back
+			back[i] = lb.waitUp(t, i) // HAProxy's check brings it back before the next goes down
 		}
 		stop()
 		var statuses []string
@@ -237,7 +240,8 @@ func TestReplicas(t *testing.T) {
 		if failed.Load() > 0 {
 			t.Errorf("%d of %d requests failed during the rolling restart (answers %q)", failed.Load(), ok.Load()+failed.Load(), statuses)
 		}
-		t.Logf("rolling restart of both replicas under 6 clients: %d requests, %d failed", ok.Load()+failed.Load(), failed.Load())
+		t.Logf("rolling restart of both replicas under 6 clients: %d requests, %d failed; each back in HAProxy's rotation %v and %v after it was ready",
+			ok.Load()+failed.Load(), failed.Load(), back[0].Round(time.Millisecond), back[1].Round(time.Millisecond))
 	})
 }
 
