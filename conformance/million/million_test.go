@@ -5,8 +5,8 @@
 // what the table does.
 //
 // It runs when VANE_MILLION_PETS says how many pets to seed: make
-// million-quick (CI) seeds 20,000 and runs each load for 3 s (a kind
-// alone in three rounds of 1 s, each beside GET /pets/{id}), make million
+// million-quick (CI) seeds 20,000 and runs each load for 5 s (a kind
+// alone in five rounds of 1 s, each beside GET /pets/{id}), make million
 // seeds 1,000,000 and runs for minutes:
 //
 //	VANE_MILLION_PETS=1000000 VANE_MILLION_SECONDS=20 go test -count=1 -v -timeout 60m -run TestMillion ./million/
@@ -218,9 +218,9 @@ end`), 5, 0},
 }
 
 // aloneRounds cuts the seconds each kind is measured alone into rounds of
-// at least a second: three where there is time for them.
+// at least a second: five where there is time for them.
 func aloneRounds(seconds int) (rounds, roundSeconds int) {
-	rounds = min(3, max(1, seconds))
+	rounds = min(5, max(1, seconds))
 	return rounds, max(1, seconds/rounds)
 }
 
