@@ -203,10 +203,12 @@ func (f *flatTrees) match(i uint32, path string, start, nv int, vals []span) *ro
 	// sliced, which spares the pointer masking of an empty slice.
 	base, total := unsafe.Pointer(unsafe.StringData(path)), len(path)
 	// Node i's own prefix comes first, at start.
-	pos := start + int(node(i).plen)
-	if pos > total || !equalBytes(unsafe.Add(base, start), unsafe.Add(text, node(i).text), pos-start) {
+	if pl := int(node(i).plen); start+pl > total ||
+		pl >= 8 && !equalLong(unsafe.Add(base, start), unsafe.Add(text, node(i).text), pl) ||
+		pl < 8 && !equalBytes(unsafe.Add(base, start), unsafe.Add(text, node(i).text), pl) {
 		return nil
 	}
+	pos := start + int(node(i).plen)
 	var stack [maxBacktrack]backtrack
 	sp := 0
 	// resume is what is left to try at node i when a backtracking point
@@ -256,6 +258,10 @@ walk:
 						if (load64(p)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) != 0 {
 							break
 						}
+					} else if pl >= 8 {
+						if !equalLong(p, t, pl) {
+							break
+						}
 					} else if !equalBytes(p, t, pl) {
 						break
 					}
@@ -281,7 +287,7 @@ walk:
 		// No static child matches, or it failed: the parameter child, then
 		// the catch-all.
 		if wild&hasParam != 0 && resume != resumeCatchAll {
-			if end := segmentEnd(path[pos:]); end > 0 {
+			if end := segmentEnd(unsafe.Add(base, pos), total-pos); end > 0 {
 				vals[nv] = span{pos, pos + end}
 				if wild&hasCatchAll != 0 {
 					if sp == len(stack) {
@@ -353,18 +359,30 @@ func equalBytes(a, b unsafe.Pointer, n int) bool {
 	return true
 }
 
-// segmentEnd returns the index of the first '/' in path, or len(path):
-// where a parameter's value ends. Eight bytes at a time while a word of
-// path is left, then byte by byte.
-func segmentEnd(path string) int {
+// equalLong reports whether the n bytes at a and b are equal, n being at
+// least 8: a word at a time, the last word overlapping the one before.
+func equalLong(a, b unsafe.Pointer, n int) bool {
 	i := 0
-	for ; i+8 <= len(path); i += 8 {
-		x := load64(unsafe.Pointer(unsafe.StringData(path[i:]))) ^ ('/' * lowBits)
+	for ; i+8 < n; i += 8 {
+		if load64(unsafe.Add(a, i)) != load64(unsafe.Add(b, i)) {
+			return false
+		}
+	}
+	return load64(unsafe.Add(a, n-8)) == load64(unsafe.Add(b, n-8))
+}
+
+// segmentEnd returns the index of the first '/' in the n bytes at p, or
+// n: where a parameter's value ends. Eight bytes at a time while a word is
+// left (the lowest byte flagged is exact), then byte by byte.
+func segmentEnd(p unsafe.Pointer, n int) int {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := load64(unsafe.Add(p, i)) ^ ('/' * lowBits)
 		if z := (x - lowBits) &^ x & highBits; z != 0 {
 			return i + bits.TrailingZeros64(z)>>3
 		}
 	}
-	for i < len(path) && path[i] != '/' {
+	for i < n && *(*byte)(unsafe.Add(p, i)) != '/' {
 		i++
 	}
 	return i

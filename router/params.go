@@ -472,44 +472,6 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 }
 
-// param is Param's common case as one function: the request's pattern is
-// in an arena, the path has no escapes, and the route has the parameter.
-// ok is false otherwise.
-func param(pattern string, u *url.URL, name string) (v string, ok bool) {
-	list := arenas.Load()
-	if list == nil || u == nil || len(pattern) == 0 {
-		return "", false
-	}
-	sp := unsafe.Pointer(unsafe.StringData(pattern))
-	as := *list
-	var a *arena
-	switch {
-	case len(as) == 1: // the usual case: one router
-		a = &as[0]
-	case len(as) <= fewArenas:
-		if a = arenaOf(as, uintptr(sp)); a == nil {
-			return "", false
-		}
-	default:
-		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= a.size {
-			if a = arenaOf(as, uintptr(sp)); a == nil {
-				return "", false
-			}
-			lastArena.Store(a)
-		}
-	}
-	d := uintptr(sp) - a.start
-	if d < headerMin || d >= a.size ||
-		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) {
-		return "", false
-	}
-	n := int(load16(unsafe.Add(sp, -5)))
-	if n == 0 || int(d) < headerSize(n) || u.RawPath != "" {
-		return "", false
-	}
-	return valueOf(sp, n, name, u.Path)
-}
-
 // Param returns the value of the path parameter name of the route that
 // matched req, unescaped, or "" when the route has no such parameter. It
 // does not allocate, except for a path sent with escapes that change its
@@ -524,8 +486,44 @@ func param(pattern string, u *url.URL, name string) (v string, ok bool) {
 // enclosing routers (Mount), then, on a request that ServeMux routed, with
 // req.PathValue.
 func Param(req *http.Request, name string) string {
-	if v, ok := param(req.Pattern, req.URL, name); ok {
-		return v
+	// The common case, in this one function: the request's pattern is in
+	// an arena, the path has no escapes, and the route has the parameter.
+	// paramElsewhere does the rest.
+	pattern, u := req.Pattern, req.URL
+	list := arenas.Load()
+	if list == nil || u == nil || len(pattern) == 0 || u.RawPath != "" {
+		return paramElsewhere(req, name)
+	}
+	sp := unsafe.Pointer(unsafe.StringData(pattern))
+	var a *arena
+	switch as := *list; {
+	case len(as) == 1: // the usual case: one router
+		a = &as[0]
+	case len(as) <= fewArenas:
+		a = arenaOf(as, uintptr(sp))
+	default:
+		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= a.size {
+			if a = arenaOf(as, uintptr(sp)); a != nil {
+				lastArena.Store(a)
+			}
+		}
+	}
+	if a == nil {
+		return paramElsewhere(req, name)
+	}
+	d := uintptr(sp) - a.start
+	if d >= a.size {
+		return paramElsewhere(req, name)
+	}
+	n := 0
+	if d >= headerMin &&
+		*(*byte)(unsafe.Add(sp, -1)) == patternMark && int(load16(unsafe.Add(sp, -3))) == len(pattern) {
+		n = int(load16(unsafe.Add(sp, -5)))
+	}
+	if n != 0 && int(d) >= headerSize(n) {
+		if v, ok := valueOf(sp, n, name, u.Path); ok {
+			return v
+		}
 	}
 	return paramElsewhere(req, name)
 }
