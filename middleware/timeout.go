@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +29,10 @@ const TimeoutBuffer = 64 << 10
 // the handler's headers, status and first [TimeoutBuffer] bytes are kept
 // until the handler returns, flushes, or writes more. Then:
 //
-//   - a handler that returns in time has its response sent as it wrote it;
+//   - a handler that returns in time has its response sent as it wrote it,
+//     with a Content-Length when all of it was held back (as net/http
+//     gives one to a response that fits its own buffer), so that it is
+//     not sent chunked;
 //   - a handler that is still running when d passes has its context
 //     cancelled, and its response replaced by the 503 when none of it had
 //     been sent; if some had (it flushed, or wrote more than the buffer),
@@ -71,7 +76,7 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 			ctx, cancel := context.WithDeadlineCause(r.Context(), deadline, errOwnDeadline)
 			defer cancel()
 			r2 := r.WithContext(ctx)
-			tw := &timeoutWriter{w: w, ctx: ctx, deadline: deadline, h: w.Header().Clone()}
+			tw := &timeoutWriter{w: w, ctx: ctx, deadline: deadline, h: w.Header().Clone(), head: r.Method == http.MethodHead}
 			done := make(chan struct{})
 			var panicVal any
 			go func() {
@@ -130,6 +135,7 @@ type timeoutWriter struct {
 	w        http.ResponseWriter
 	ctx      context.Context // the handler's
 	deadline time.Time       // Timeout's own
+	head     bool            // the request is a HEAD
 
 	mu        sync.Mutex
 	h         http.Header // the handler's header, until committed
@@ -278,10 +284,34 @@ func (tw *timeoutWriter) finish() bool {
 		if tw.expired() {
 			return false
 		}
+		tw.setLength()
 		tw.commit() //nolint:errcheck // the client went away; nothing to do
 	}
 	tw.err = errFinished
 	return true
+}
+
+// setLength gives a response held back whole until its handler returned
+// a Content-Length, as net/http does for one that fits its own 2 KB
+// buffer, so that a larger one is not sent chunked either. It leaves alone
+// a response whose handler set Content-Length or Transfer-Encoding or
+// announced trailers (which need chunks), an answer to HEAD (whose body
+// the handler need not write), and a status without a body (1xx, 204,
+// 304). The caller holds mu.
+func (tw *timeoutWriter) setLength() {
+	code := tw.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	if tw.head || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+		return
+	}
+	for k := range tw.h {
+		if k == "Content-Length" || k == "Transfer-Encoding" || k == "Trailer" || strings.HasPrefix(k, http.TrailerPrefix) {
+			return
+		}
+	}
+	tw.h["Content-Length"] = []string{strconv.Itoa(len(tw.buf))}
 }
 
 // expired reports whether Timeout's own deadline has passed; the end of

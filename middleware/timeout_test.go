@@ -323,3 +323,84 @@ func TestTimeoutLatePanicIsLogged(t *testing.T) {
 		t.Errorf("the record lacks the handler's stack: %s", logs.String())
 	}
 }
+
+// TestTimeoutSendsTheLengthOfAWholeResponse checks that a response held
+// back whole until its handler returned goes out with a Content-Length,
+// not chunked, past net/http's own 2 KB buffer too; and that the
+// responses that must not get one (HEAD, 204, announced trailers, a
+// length the handler set, one sent before the handler returned) keep
+// theirs.
+func TestTimeoutSendsTheLengthOfAWholeResponse(t *testing.T) {
+	page := strings.Repeat("0123456789", 1000) // 10,000 bytes
+	h := middleware.Timeout(time.Minute)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/page":
+			w.Header().Set("Content-Type", "application/json")
+			if r.Method == http.MethodHead {
+				return // a HEAD answer need not write the body
+			}
+			for i := 0; i < len(page); i += 1000 {
+				io.WriteString(w, page[i:i+1000])
+			}
+		case "/empty":
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
+		case "/trailer":
+			w.Header().Set("Trailer", "X-Sum")
+			io.WriteString(w, page)
+			w.Header().Set("X-Sum", "42")
+		case "/own":
+			w.Header().Set("Content-Length", "5")
+			io.WriteString(w, "hello")
+		case "/large":
+			io.WriteString(w, strings.Repeat(page, middleware.TimeoutBuffer/len(page)+1))
+		}
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	do := func(method, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(b)
+	}
+
+	res, body := do("GET", "/page")
+	if res.ContentLength != int64(len(page)) || len(res.TransferEncoding) != 0 || body != page {
+		t.Errorf("GET /page: Content-Length %d, Transfer-Encoding %v, body of %d bytes; want %d, none, the page",
+			res.ContentLength, res.TransferEncoding, len(body), len(page))
+	}
+	res, _ = do("GET", "/empty")
+	if res.ContentLength != 0 || len(res.TransferEncoding) != 0 {
+		t.Errorf("GET /empty: Content-Length %d, Transfer-Encoding %v", res.ContentLength, res.TransferEncoding)
+	}
+	res, _ = do("HEAD", "/page")
+	if got := res.Header.Get("Content-Length"); got == "0" {
+		t.Errorf("HEAD /page: Content-Length %q, the length of the body HEAD did not write", got)
+	}
+	res, _ = do("GET", "/nocontent")
+	if res.StatusCode != http.StatusNoContent || res.Header.Get("Content-Length") != "" {
+		t.Errorf("GET /nocontent: %d, Content-Length %q", res.StatusCode, res.Header.Get("Content-Length"))
+	}
+	res, body = do("GET", "/trailer")
+	if res.Trailer.Get("X-Sum") != "42" || body != page || len(res.TransferEncoding) == 0 {
+		t.Errorf("GET /trailer: trailer %v, Transfer-Encoding %v, body of %d bytes", res.Trailer, res.TransferEncoding, len(body))
+	}
+	res, body = do("GET", "/own")
+	if res.ContentLength != 5 || body != "hello" {
+		t.Errorf("GET /own: Content-Length %d, body %q", res.ContentLength, body)
+	}
+	res, body = do("GET", "/large")
+	if res.ContentLength != -1 || len(res.TransferEncoding) == 0 || len(body) <= middleware.TimeoutBuffer {
+		t.Errorf("GET /large (sent before the handler returned): Content-Length %d, Transfer-Encoding %v, body of %d bytes",
+			res.ContentLength, res.TransferEncoding, len(body))
+	}
+}
