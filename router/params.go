@@ -109,6 +109,13 @@ var (
 	// several routers in parallel do not contend for it. Unregistering an
 	// arena clears it, so it never names the range of freed text.
 	lastArena atomic.Pointer[arena]
+	// newestArena is the arena registered last, which Param tries first:
+	// the router an application serves with is most often the last one
+	// it built (and with Mount, the outer router's patterns are read
+	// through the slower search only when an inner one names an outer
+	// parameter). It is written only when an arena is registered or
+	// unregistered; unregistering the newest clears it.
+	newestArena atomic.Pointer[arena]
 )
 
 // fewArenas is how many registered arenas Param searches without trying
@@ -200,6 +207,7 @@ func registerArena(text string) {
 	i, _ := slices.BinarySearchFunc(list, start, func(a arena, s uintptr) int { return cmpUintptr(a.start, s) })
 	list = slices.Insert(list, i, arena{start: start, size: uintptr(len(text))})
 	arenas.Store(&list)
+	newestArena.Store(&arena{start: start, size: uintptr(len(text))})
 	arenasMu.Unlock()
 	runtime.SetFinalizer(data, unregisterArena)
 }
@@ -215,6 +223,9 @@ func unregisterArena(data *byte) {
 	list := slices.DeleteFunc(slices.Clone(*old), func(a arena) bool { return a.start == start })
 	arenas.Store(&list)
 	lastArena.Store(nil)
+	if a := newestArena.Load(); a != nil && a.start == start {
+		newestArena.Store(nil)
+	}
 }
 
 func cmpUintptr(a, b uintptr) int {
@@ -472,6 +483,32 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 }
 
+// searchArenas returns the registered arena that holds p, or nil: by
+// binary search among a few, through lastArena among more.
+func searchArenas(p uintptr) *arena {
+	list := arenas.Load()
+	if list == nil {
+		return nil
+	}
+	as := *list
+	if len(as) <= fewArenas {
+		a := arenaOf(as, p)
+		if a == nil || p-a.start >= a.size {
+			return nil
+		}
+		return a
+	}
+	if a := lastArena.Load(); a != nil && p-a.start < a.size {
+		return a
+	}
+	a := arenaOf(as, p)
+	if a == nil || p-a.start >= a.size {
+		return nil
+	}
+	lastArena.Store(a)
+	return a
+}
+
 // Param returns the value of the path parameter name of the route that
 // matched req, unescaped, or "" when the route has no such parameter. It
 // does not allocate, except for a path sent with escapes that change its
@@ -490,31 +527,17 @@ func Param(req *http.Request, name string) string {
 	// an arena, the path has no escapes, and the route has the parameter.
 	// paramElsewhere does the rest.
 	pattern, u := req.Pattern, req.URL
-	list := arenas.Load()
-	if list == nil || u == nil || len(pattern) == 0 || u.RawPath != "" {
+	if u == nil || len(pattern) == 0 || u.RawPath != "" {
 		return paramElsewhere(req, name)
 	}
 	sp := unsafe.Pointer(unsafe.StringData(pattern))
-	var a *arena
-	switch as := *list; {
-	case len(as) == 1: // the usual case: one router
-		a = &as[0]
-	case len(as) <= fewArenas:
-		a = arenaOf(as, uintptr(sp))
-	default:
-		if a = lastArena.Load(); a == nil || uintptr(sp)-a.start >= a.size {
-			if a = arenaOf(as, uintptr(sp)); a != nil {
-				lastArena.Store(a)
-			}
+	a := newestArena.Load()
+	if a == nil || uintptr(sp)-a.start >= a.size {
+		if a = searchArenas(uintptr(sp)); a == nil {
+			return paramElsewhere(req, name)
 		}
 	}
-	if a == nil {
-		return paramElsewhere(req, name)
-	}
 	d := uintptr(sp) - a.start
-	if d >= a.size {
-		return paramElsewhere(req, name)
-	}
 	n := 0
 	if d >= headerMin &&
 		*(*byte)(unsafe.Add(sp, -1)) == patternMark && int(load16(unsafe.Add(sp, -3))) == len(pattern) {

@@ -310,6 +310,9 @@ func paramAcrossRouters(t *testing.T, routers int) {
 // and leaves the list once nothing holds its text.
 func TestArenaUnregistered(t *testing.T) {
 	registered := func(start uintptr) bool {
+		if a := newestArena.Load(); a != nil && a.start <= start && start-a.start < a.size {
+			return true
+		}
 		if l := arenas.Load(); l != nil {
 			for _, a := range *l {
 				if a.start <= start && start-a.start < a.size {
@@ -343,6 +346,39 @@ func TestArenaUnregistered(t *testing.T) {
 	if registered(start) {
 		t.Fatal("arena still registered after its router and every request holding it became garbage")
 	}
+}
+
+// TestParamOfAnOlderRouter reads values from requests of routers other
+// than the newest, which Param tries first: through the search of the
+// registered arenas (searchArenas), with few of them and with more than
+// fewArenas. (Were the search to fail, paramElsewhere would still find
+// the values, more slowly: the search is checked apart.)
+func TestParamOfAnOlderRouter(t *testing.T) {
+	other := strings.Repeat("x", 64) // a string in no arena
+	var routers []*Router
+	var seen []*http.Request
+	for i := range fewArenas + 3 {
+		r := New()
+		r.Get(fmt.Sprintf("/r%d/{id}/x/{name}", i), func(w http.ResponseWriter, req *http.Request) { seen = append(seen, req) })
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", fmt.Sprintf("/r%d/%d/x/n%d", i, i, i), nil))
+		routers = append(routers, r)
+		// After the second router and after the last: few arenas, then many.
+		if i == 1 || i == fewArenas+2 {
+			for j, req := range seen {
+				if id, name := Param(req, "id"), Param(req, "name"); id != strconv.Itoa(j) || name != "n"+strconv.Itoa(j) {
+					t.Errorf("%d routers, a request of router %d: id %q, name %q", i+1, j, id, name)
+				}
+				p := uintptr(unsafe.Pointer(unsafe.StringData(req.Pattern)))
+				if a := searchArenas(p); a == nil || p-a.start >= a.size {
+					t.Errorf("%d routers: searchArenas does not find the arena of router %d's pattern", i+1, j)
+				}
+			}
+			if a := searchArenas(uintptr(unsafe.Pointer(unsafe.StringData(other)))); a != nil {
+				t.Errorf("%d routers: searchArenas finds an arena for a string in none", i+1)
+			}
+		}
+	}
+	runtime.KeepAlive(routers)
 }
 
 // Dot segments sent escaped (%2E is ".", RFC 3986 section 2.3) are cleaned
