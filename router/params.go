@@ -238,8 +238,7 @@ func cmpUintptr(a, b uintptr) int {
 	return 0
 }
 
-// arenaOf returns the arena of as (sorted by start) that starts last at or
-// before p, or nil.
+// arenaOf returns the arena of as (sorted by start) that holds p, or nil.
 func arenaOf(as []arena, p uintptr) *arena {
 	lo, hi := 0, len(as)
 	for lo < hi {
@@ -250,7 +249,7 @@ func arenaOf(as []arena, p uintptr) *arena {
 			hi = m
 		}
 	}
-	if lo == 0 {
+	if lo == 0 || p-as[lo-1].start >= as[lo-1].size {
 		return nil
 	}
 	return &as[lo-1]
@@ -265,17 +264,16 @@ type header struct{ p unsafe.Pointer }
 // route of a live router. Every byte it reads lies in the registered
 // arena.
 func headerOf(pattern string) (header, bool) {
-	list := arenas.Load()
-	if list == nil || len(pattern) == 0 {
+	if len(pattern) == 0 {
 		return header{}, false
 	}
 	sp := unsafe.Pointer(unsafe.StringData(pattern))
-	a := arenaOf(*list, uintptr(sp))
+	a := searchArenas(uintptr(sp))
 	if a == nil {
 		return header{}, false
 	}
 	d := uintptr(sp) - a.start
-	if d < headerMin || d >= a.size ||
+	if d < headerMin ||
 		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) ||
 		int(d) < headerSize(int(load16(unsafe.Add(sp, -5)))) {
 		return header{}, false
@@ -492,20 +490,15 @@ func searchArenas(p uintptr) *arena {
 	}
 	as := *list
 	if len(as) <= fewArenas {
-		a := arenaOf(as, p)
-		if a == nil || p-a.start >= a.size {
-			return nil
-		}
-		return a
+		return arenaOf(as, p)
 	}
 	if a := lastArena.Load(); a != nil && p-a.start < a.size {
 		return a
 	}
 	a := arenaOf(as, p)
-	if a == nil || p-a.start >= a.size {
-		return nil
+	if a != nil {
+		lastArena.Store(a)
 	}
-	lastArena.Store(a)
 	return a
 }
 
@@ -525,7 +518,10 @@ func searchArenas(p uintptr) *arena {
 func Param(req *http.Request, name string) string {
 	// The common case, in this one function: the request's pattern is in
 	// an arena, the path has no escapes, and the route has the parameter.
-	// paramElsewhere does the rest.
+	// paramElsewhere does the rest. The arena and header checks are
+	// headerOf's, written out here: as functions they would not be
+	// inlined (over the compiler's budget), and each call costs about as
+	// much as a check.
 	pattern, u := req.Pattern, req.URL
 	if u == nil || len(pattern) == 0 || u.RawPath != "" {
 		return paramElsewhere(req, name)
