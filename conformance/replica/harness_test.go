@@ -232,15 +232,15 @@ func (b *balancer) status(name string) string {
 		return ""
 	}
 	out, _ := io.ReadAll(conn)
+	// A CSV table whose first line names the columns, after "# ";
+	// pxname and svname come first.
 	lines := strings.Split(string(out), "\n")
-	if len(lines) == 0 {
+	col := slices.Index(strings.Split(strings.TrimPrefix(lines[0], "# "), ","), "status")
+	if col < 2 {
 		return ""
 	}
-	// A CSV table whose first line names the columns, after "# ".
-	col := slices.Index(strings.Split(strings.TrimPrefix(lines[0], "# "), ","), "status")
 	for _, line := range lines[1:] {
-		f := strings.Split(line, ",")
-		if col >= 0 && len(f) > col && f[0] == "replicas" && f[1] == name {
+		if f := strings.Split(line, ","); len(f) > col && f[0] == "replicas" && f[1] == name {
 			return f[col]
 		}
 	}
