@@ -146,12 +146,12 @@ func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	req.Pattern = f.pattern(rt)
 	if rt.nparams == 0 {
-		rt.handler.ServeHTTP(w, req)
+		rt.handler(w, req)
 		return
 	}
 	vals := make([]string, rt.nparams)
 	for i := range vals {
 		vals[i] = p[buf[i].start:buf[i].end]
 	}
-	rt.handler.ServeHTTP(w, req.WithContext(&valuesContext{req.Context(), d.names[req.Pattern], vals}))
+	rt.handler(w, req.WithContext(&valuesContext{req.Context(), d.names[req.Pattern], vals}))
 }

@@ -37,7 +37,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.unmatched(w, req, p, nil)
 	case rt.nparams == 0:
 		req.Pattern = f.pattern(rt)
-		rt.handler.ServeHTTP(w, req)
+		rt.handler(w, req)
 	case m.redirectClean && (rt.catchAll || dotted(p, buf[:rt.nparams])) && !cleanValues(rt, p, buf[:]):
 		// Patterns have no empty, "." or ".." segments, so only what
 		// parameters matched can make a matched path unclean.
@@ -49,7 +49,7 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		if m.stdValues {
 			setPathValues(req, rt, p, buf[:], false)
 		}
-		rt.handler.ServeHTTP(w, req)
+		rt.handler(w, req)
 	}
 }
 
@@ -65,7 +65,7 @@ func (m *mux) dispatchScratch(w http.ResponseWriter, req *http.Request, f *flatT
 		m.unmatched(w, req, p, nil)
 	case rt.nparams == 0:
 		req.Pattern = f.pattern(rt)
-		rt.handler.ServeHTTP(w, req)
+		rt.handler(w, req)
 	case m.redirectClean && !cleanValues(rt, p, s.spans):
 		m.unmatched(w, req, p, rt)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
@@ -199,7 +199,7 @@ func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *
 	if m.stdValues {
 		setPathValues(req, rt, p, vals, escaped)
 	}
-	rt.handler.ServeHTTP(w, req)
+	rt.handler(w, req)
 }
 
 // setPathValues stores the values of the route that matched req with

@@ -532,11 +532,11 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 		}
 		id += firstCustom
 	}
-	if inner == nil && len(r.mws) > 0 {
+	if _, fn := h.(http.HandlerFunc); inner == nil && (len(r.mws) > 0 || !fn) {
 		inner = h
 	}
 	reg := &registration{inner: inner, pattern: pattern, route: route{
-		handler:  chain(r.mws, h),
+		handler:  asFunc(chain(r.mws, h)),
 		nparams:  uint16(len(names)),
 		method:   uint8(id),
 		catchAll: parts[len(parts)-1].kind == catchAllNode,

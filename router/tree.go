@@ -52,12 +52,12 @@ type node struct {
 
 // route is a route as serving sees it (compiled into flatTrees.routes).
 type route struct {
-	handler  http.Handler // middleware chain composed at registration
-	pat      uint32       // the full pattern, group prefix included: its offset in flatTrees.patterns
-	plen     uint16       // and its length
-	nparams  uint16       // number of parameters
-	method   uint8        // route method number (router.go)
-	catchAll bool         // the last parameter is a catch-all
+	handler  http.HandlerFunc // middleware chain composed at registration, called as a func (one call, where an http.Handler's method would make two)
+	pat      uint32           // the full pattern, group prefix included: its offset in flatTrees.patterns
+	plen     uint16           // and its length
+	nparams  uint16           // number of parameters
+	method   uint8            // route method number (router.go)
+	catchAll bool             // the last parameter is a catch-all
 
 	// slashProbe: a catch-all route in a router that has other routes
 	// ending in '/' or a catch-all, so that a path it matches with a
@@ -70,7 +70,7 @@ type route struct {
 type registration struct {
 	route
 	pattern string       // the full pattern, group prefix included
-	inner   http.Handler // the handler as registered, for Routes, if not handler
+	inner   http.Handler // the handler as registered, for Routes, if not handler (wrapped by middleware, or not an http.HandlerFunc)
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes
