@@ -372,19 +372,20 @@ func equalName(p, q unsafe.Pointer, l int) bool {
 // and the static text between them (its length known from the pattern). A
 // value ends at the next '/', the last where the suffix begins (a
 // catch-all's at the end). A path that does not have the pattern's shape
-// (changed after routing) yields a wrong value or "", never a panic. It
-// makes no calls but index's, for a long name or many parameters.
+// (changed after routing) yields a wrong value or "", never a panic. The
+// first and the last value, most of what handlers read, take no loop but
+// the scan for their other end.
 func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
-	// Which parameter: a short name among few parameters is found here
-	// (index does the rest), sparing a call.
-	if n == 0 { // a pattern without parameters has no params in its header
+	if n == 0 { // a pattern without parameters has no entries in its header
 		return "", false
 	}
-	i := -1
-	if l := len(name); n <= 4 && l > 0 && l <= 8 {
-		params := paramsAt(p, n)
-		key := uint16(l) | uint16(name[0])<<8
+	params := paramsAt(p, n)
+	// Which parameter: a short name among few parameters is found here
+	// (index does the rest), sparing a call.
+	i := 0
+	if l := len(name); n <= 4 && uint(l-1) < 8 {
 		q := unsafe.Pointer(unsafe.StringData(name))
+		key := uint16(l) | uint16(*(*byte)(q))<<8
 		// The name's first and last four bytes (two, for a name of two or
 		// three), loaded once: a name whose key matches is then compared
 		// with two loads of its own, overlapping for a short name.
@@ -395,90 +396,112 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 		case l >= 2:
 			first, lastw = uint32(load16(q)), uint32(load16(unsafe.Add(q, l-2)))
 		}
-		for j, e := 0, params; j < n; j, e = j+1, unsafe.Add(e, paramSize) {
+		for e := params; ; i, e = i+1, unsafe.Add(e, paramSize) {
+			if i == n {
+				return "", false
+			}
 			if load16(unsafe.Add(e, entryKey)) != key {
 				continue
 			}
 			np := unsafe.Add(p, load16(e))
 			if l >= 4 && load32(np) == first && load32(unsafe.Add(np, l-4)) == lastw ||
 				l < 4 && (l == 1 || uint32(load16(np)) == first && uint32(load16(unsafe.Add(np, l-2))) == lastw) {
-				i = j
 				break
 			}
 		}
-	} else {
-		i = index(p, n, name)
-	}
-	if i < 0 {
+	} else if i = index(p, n, name); i < 0 {
 		return "", false
 	}
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
-	params := paramsAt(p, n)
-	// open is where parameter j's '{' is in the pattern; shut(j) is just
-	// after its '}' (not for a catch-all, whose name is followed by ...).
+	// open(j) is where parameter j's '{' is in the pattern, so where its
+	// value starts if the values before it are as long as their names'
+	// braces; gap(j) is the length of the static text between parameters
+	// j-1 and j (j-1 is not a catch-all).
 	open := func(j int) int { return int(load16(unsafe.Add(params, paramSize*j))) - 1 }
-	shut := func(j int) int {
-		return int(load16(unsafe.Add(params, paramSize*j))) + int(*(*byte)(unsafe.Add(params, paramSize*j+entryKey))) + 1
+	gap := func(j int) int {
+		e := unsafe.Add(params, paramSize*(j-1))
+		return open(j) - int(load16(e)) - int(*(*byte)(unsafe.Add(e, entryKey))) - 1
 	}
-	last := i == n-1
+	post := int(load16(unsafe.Add(p, -8))) // the static text after the last value
 	catchAll := *(*byte)(unsafe.Add(p, -6))&flagCatchAll != 0
 	var start, stop int
-	if catchAll || 2*i <= n-1 {
-		// Forward from the first value.
-		start = open(0)
-		for j := 1; j <= i; j++ {
-			end := start
-			for end < l && *(*byte)(unsafe.Add(base, end)) != '/' {
-				end++
-			}
-			start = end + open(j) - shut(j-1)
+	switch {
+	case i == 0 && (n > 1 || catchAll):
+		// The first of several, or a catch-all: up to the next '/', or
+		// the end.
+		if start = open(0); start >= l {
+			return "", true
 		}
-		if last {
+		if catchAll && n == 1 {
 			stop = l
-			if !catchAll {
-				stop -= int(load16(unsafe.Add(p, -8)))
-			}
 		} else {
-			// Up to the next '/', eight bytes at a time.
-			for stop = start; stop+8 <= l; stop += 8 {
-				if m := bytesEqual(load64(unsafe.Add(base, stop)), '/'); m != 0 {
-					stop += bits.TrailingZeros64(m) >> 3
-					goto found
-				}
-			}
-			for ; stop < l && *(*byte)(unsafe.Add(base, stop)) != '/'; stop++ {
-			}
-		found:
+			stop = start + segmentEnd(unsafe.Add(base, start), l-start)
 		}
-	} else {
-		// Back from the last value's end: values are short.
-		stop = l - int(load16(unsafe.Add(p, -8)))
-		for j := n - 1; ; j-- {
-			if stop < 0 || stop > l {
+		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+	case i == n-1 && !catchAll:
+		// The last (the only one, when n is 1): back from where the
+		// static suffix begins to the previous '/', or to where the
+		// only value begins.
+		if stop = l - post; uint(stop) > uint(l) {
+			return "", true
+		}
+		if n == 1 {
+			if start = open(0); start > stop {
 				return "", true
 			}
-			// Back to the previous '/', eight bytes at a time
-			// (bytesEqual is exact, so the highest flagged byte is the
-			// nearest '/').
-			for start = stop; start >= 8; start -= 8 {
-				if m := bytesEqual(load64(unsafe.Add(base, start-8)), '/'); m != 0 {
-					start += (63-bits.LeadingZeros64(m))>>3 - 7
-					goto begun
-				}
+			return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+		}
+		start = segmentStart(base, stop)
+		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+	case catchAll || 2*i < n:
+		// Forward from the first value, hopping over those before it.
+		start = open(0)
+		for j := 1; j <= i; j++ {
+			for start < l && *(*byte)(unsafe.Add(base, start)) != '/' {
+				start++
 			}
-			for ; start > 0 && *(*byte)(unsafe.Add(base, start-1)) != '/'; start-- {
+			start += gap(j)
+		}
+		if start >= l {
+			return "", true
+		}
+		if i == n-1 { // a catch-all
+			stop = l
+		} else {
+			stop = start + segmentEnd(unsafe.Add(base, start), l-start)
+		}
+	default:
+		// Back from the last value's end, hopping over those after it.
+		stop = l - post
+		for j := n - 1; ; j-- {
+			if uint(stop) > uint(l) {
+				return "", true
 			}
-		begun:
+			start = segmentStart(base, stop)
 			if j == i {
 				break
 			}
-			stop = start - (open(j) - shut(j-1))
+			stop = start - gap(j)
 		}
 	}
-	if start < 0 || start > stop || stop > l {
-		return "", true
-	}
 	return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+}
+
+// segmentStart returns the index just after the last '/' in the stop
+// bytes at base, or 0: where a value that ends at stop begins. Eight bytes
+// at a time while a word is left (the test is exact, so the highest byte
+// flagged is the nearest '/'), then byte by byte.
+func segmentStart(base unsafe.Pointer, stop int) int {
+	for ; stop >= 8; stop -= 8 {
+		x := load64(unsafe.Add(base, stop-8)) ^ '/'*lowBits
+		if m := ^(x&lowSevenBits + lowSevenBits | x) & highBits; m != 0 {
+			return stop - bits.LeadingZeros64(m)>>3
+		}
+	}
+	for stop > 0 && *(*byte)(unsafe.Add(base, stop-1)) != '/' {
+		stop--
+	}
+	return stop
 }
 
 // searchArenas returns the registered arena that holds p, or nil: by
@@ -523,9 +546,11 @@ func Param(req *http.Request, name string) string {
 	// inlined (over the compiler's budget), and each call costs about as
 	// much as a check.
 	pattern, u := req.Pattern, req.URL
-	if u == nil || len(pattern) == 0 || u.RawPath != "" {
+	if u == nil || u.RawPath != "" {
 		return paramElsewhere(req, name)
 	}
+	// An empty pattern is in no arena, or does not match its header's
+	// length.
 	sp := unsafe.Pointer(unsafe.StringData(pattern))
 	a := newestArena.Load()
 	if a == nil || uintptr(sp)-a.start >= a.size {
@@ -533,15 +558,15 @@ func Param(req *http.Request, name string) string {
 			return paramElsewhere(req, name)
 		}
 	}
-	d := uintptr(sp) - a.start
-	n := 0
-	if d >= headerMin &&
-		*(*byte)(unsafe.Add(sp, -1)) == patternMark && int(load16(unsafe.Add(sp, -3))) == len(pattern) {
-		n = int(load16(unsafe.Add(sp, -5)))
-	}
-	if n != 0 && int(d) >= headerSize(n) {
-		if v, ok := valueOf(sp, n, name, u.Path); ok {
-			return v
+	// The pattern's length and the mark, in one load (the sum exceeds 24
+	// bits for a string longer than any pattern), then the number of
+	// parameters.
+	if d := uintptr(sp) - a.start; d >= headerMin &&
+		uint64(load32(unsafe.Add(sp, -4)))>>8 == uint64(len(pattern))+patternMark<<16 {
+		if n := int(load16(unsafe.Add(sp, -5))); int(d) >= headerSize(n) {
+			if v, ok := valueOf(sp, n, name, u.Path); ok {
+				return v
+			}
 		}
 	}
 	return paramElsewhere(req, name)
