@@ -414,11 +414,14 @@ func TestRoutesNamesHandlers(t *testing.T) {
 	r := New()
 	r.Get("/a", namedHandler)
 	r.Handle("PUT", "/b/{x}", http.NotFoundHandler())
+	r.Handle("POST", "/c", typeHandler{})
 	r.Mount("/m", http.NotFoundHandler())
+	do(r, "POST", "/c") // compiled: Routes reads the compiled routes
 	got := r.Routes()
 	want := []RouteInfo{
 		{"GET", "/a", "github.com/vane-http/vane/router.namedHandler"},
 		{"PUT", "/b/{x}", "net/http.NotFound"},
+		{"POST", "/c", "router.typeHandler"},
 		{"*", "/m", "net/http.NotFound"},
 		{"*", "/m/{vanemount...}", "net/http.NotFound"},
 	}
@@ -428,6 +431,11 @@ func TestRoutesNamesHandlers(t *testing.T) {
 }
 
 func namedHandler(http.ResponseWriter, *http.Request) {}
+
+// typeHandler is a handler that is not a func: Routes names its type.
+type typeHandler struct{}
+
+func (typeHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
 
 func TestParamThroughDerivedContext(t *testing.T) {
 	type key struct{}
