@@ -30,7 +30,12 @@ type flatNode struct {
 const (
 	hasParam    = 1 << 31 // a parameter child follows the static children
 	hasCatchAll = 1 << 30 // a catch-all child follows them and the parameter child
-	routeMask   = hasCatchAll - 1
+	// slashParam marks a parameter node whose only way on is '/' and
+	// another value: it has no route, and its one child, "/", has no
+	// route and nothing below it but a parameter node. match passes both
+	// at once, and first is that grandchild (see markSlashParams).
+	slashParam = 1 << 29
+	routeMask  = slashParam - 1
 )
 
 // flatTrees holds every compiled tree of a router.
@@ -136,6 +141,7 @@ func compile(m *mux) *flatTrees {
 	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding: match compares prefixes with 8-byte loads
 	f.text = text.String()
 	f.check()
+	f.markSlashParams()
 	f.compilePatterns(patterns)
 	f.buildStatic()
 	f.first = newFirstSegments(patterns)
@@ -160,6 +166,29 @@ func (f *flatTrees) compilePatterns(patterns []string) {
 	}
 	f.patterns = text
 	registerArena(text)
+}
+
+// markSlashParams flags every parameter node whose only way on is '/'
+// and another value (slashParam), and points its first at that value's
+// node: /{owner}/{repo} is then one step of match, not three. The "/"
+// node between them stays in the array, unreachable. A flagged node is
+// reached only from its parent's parameter branch, which passes it at
+// once, so the walk never stands on one (it has no route and no
+// alternative to backtrack to).
+func (f *flatTrees) markSlashParams() {
+	for x := range f.nodes {
+		if f.nodes[x].route&hasParam == 0 {
+			continue
+		}
+		p := &f.nodes[f.nodes[x].first+uint32(f.nodes[x].n)]
+		if p.route != 0 || p.n != 1 {
+			continue
+		}
+		s := &f.nodes[p.first]
+		if s.plen == 1 && f.text[s.text] == '/' && s.n == 0 && s.route == hasParam {
+			p.route, p.first = slashParam, s.first
+		}
+	}
 }
 
 // pattern returns rt's pattern, in the pattern arena.
@@ -217,7 +246,7 @@ func (f *flatTrees) match(i uint32, path string, start, nv int, vals []span) *ro
 walk:
 	for {
 		n := node(i)
-		wild := n.route &^ routeMask
+		wild := n.route & (hasParam | hasCatchAll)
 		if resume == 0 {
 			rem := total - pos
 			if rem == 0 {
@@ -288,10 +317,27 @@ walk:
 		// the catch-all.
 		if wild&hasParam != 0 && resume != resumeCatchAll {
 			if end := segmentEnd(unsafe.Add(base, pos), total-pos); end > 0 {
-				vals[nv] = span{pos, pos + end}
+				k, kpos, knv := n.first+uint32(n.n), pos+end, nv+1
+				vals[nv] = span{pos, kpos}
+				// A parameter node that can only go on by '/' and another
+				// value is passed at once; if the path does not, neither
+				// can the parameter branch. A value ends at a '/' or the
+				// path's end, so kpos holds '/' if it is not the end.
+				for node(k).route&slashParam != 0 {
+					v := kpos + 1
+					if v >= total {
+						goto noParam
+					}
+					e := segmentEnd(unsafe.Add(base, v), total-v)
+					if e == 0 {
+						goto noParam
+					}
+					vals[knv] = span{v, v + e}
+					k, kpos, knv = node(k).first, v+e, knv+1
+				}
 				if wild&hasCatchAll != 0 {
 					if sp == len(stack) {
-						if r := f.match(n.first+uint32(n.n), path, pos+end, nv+1, vals); r != nil {
+						if r := f.match(k, path, kpos, knv, vals); r != nil {
 							return r
 						}
 						resume = resumeCatchAll
@@ -300,10 +346,11 @@ walk:
 					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeCatchAll}
 					sp++
 				}
-				i, pos, nv, resume = n.first+uint32(n.n), pos+end, nv+1, 0
+				i, pos, nv, resume = k, kpos, knv, 0
 				continue walk
 			}
 		}
+	noParam:
 		if wild&hasCatchAll != 0 {
 			vals[nv] = span{pos, total}
 			return f.catchAllRoute(n)

@@ -129,18 +129,30 @@ func TestDeepBacktracking(t *testing.T) {
 		fmt.Fprintf(&params, "/{v%d}", k)
 	}
 	add("/p" + params.String() + "/x")
-	for _, path := range []string{
-		strings.Repeat("/a", depth) + "/x",
-		strings.Repeat("/a", depth) + "/y0",
-		strings.Repeat("/a", depth) + "/y3",
-		strings.Repeat("/a", depth) + fmt.Sprintf("/y%d", depth-3),
-		strings.Repeat("/a", depth) + "/zz",
-		strings.Repeat("/a", depth-1) + "/b/y0",
-		"/p" + strings.Repeat("/v", depth) + "/x",
-		"/p" + strings.Repeat("/v", depth) + "/y",
-		"/p" + strings.Repeat("/v", depth-1) + "/y/z",
-		"/p" + strings.Repeat("/v", 3),
-	} {
+	// A parameter child passed together with the value after it
+	// (slashParam) where the stack is full, under /sD: every level has a
+	// catch-all, and one of the depths D fills the stack exactly there.
+	var deep []string
+	for d := maxBacktrack - 2; d <= 2*maxBacktrack+2; d++ {
+		s := fmt.Sprintf("/s%d", d)
+		for k := range d + 1 {
+			add(s + strings.Repeat("/a", k) + "/{c...}")
+		}
+		add(s + strings.Repeat("/a", d) + "/{x}/{y}/end")
+		deep = append(deep, s+strings.Repeat("/a", d)+"/1/2/end", s+strings.Repeat("/a", d)+"/1/2/nope")
+	}
+	for _, path := range append(deep,
+		strings.Repeat("/a", depth)+"/x",
+		strings.Repeat("/a", depth)+"/y0",
+		strings.Repeat("/a", depth)+"/y3",
+		strings.Repeat("/a", depth)+fmt.Sprintf("/y%d", depth-3),
+		strings.Repeat("/a", depth)+"/zz",
+		strings.Repeat("/a", depth-1)+"/b/y0",
+		"/p"+strings.Repeat("/v", depth)+"/x",
+		"/p"+strings.Repeat("/v", depth)+"/y",
+		"/p"+strings.Repeat("/v", depth-1)+"/y/z",
+		"/p"+strings.Repeat("/v", 3),
+	) {
 		wantPat, wantVals := refMatch(pats, path)
 		want := wantPat
 		names, _ := ParamNames(wantPat)
@@ -179,4 +191,43 @@ func TestCleanSegmentsExhaustive(t *testing.T) {
 		}
 	}
 	walk("")
+}
+
+// TestSlashParams: a parameter passed together with the value after it
+// (slashParam) needs that value whole and non-empty; otherwise the walk
+// goes on as the tree says (here, to the catch-all), and dispatch sees
+// the unclean path.
+func TestSlashParams(t *testing.T) {
+	r := New()
+	r.Get("/r/{o}/{r}/x", echoHandler("/r/{o}/{r}/x"))
+	r.Get("/r/{o}/{r}/{n}/{m}", echoHandler("/r/{o}/{r}/{n}/{m}"))
+	r.Get("/r/{rest...}", echoHandler("/r/{rest...}"))
+	flagged := 0
+	for _, n := range r.mux.compiled().nodes {
+		if n.route&slashParam != 0 {
+			flagged++
+		}
+	}
+	if flagged != 2 { // {o}, and {n} below "/r/{o}/{r}/"
+		t.Errorf("%d parameter nodes flagged, want 2", flagged)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{"/r/a/b/x", "/r/{o}/{r}/x o=a r=b"},
+		{"/r/a/b/c/d", "/r/{o}/{r}/{n}/{m} o=a r=b n=c m=d"},
+		{"/r/a/b/c", "/r/{rest...} rest=a/b/c"},
+		{"/r/a/b/c/", "/r/{rest...} rest=a/b/c/"},
+		{"/r/a", "/r/{rest...} rest=a"},
+		{"/r/a/", "/r/{rest...} rest=a/"},
+	} {
+		if w := do(r, "GET", tt.path); w.Code != http.StatusOK || w.Body.String() != tt.want {
+			t.Errorf("GET %s = %d %q, want %q", tt.path, w.Code, w.Body.String(), tt.want)
+		}
+	}
+	// An empty value is no value: the catch-all matches, and its value
+	// is unclean.
+	for _, path := range []string{"/r/a//x", "/r/a/b//d"} {
+		if w := do(r, "GET", path); w.Code != http.StatusMovedPermanently {
+			t.Errorf("GET %s = %d %q, want a redirect to the clean path", path, w.Code, w.Body.String())
+		}
+	}
 }
