@@ -140,8 +140,8 @@ func compile(m *mux) *flatTrees {
 	f.any = root(regs.any)
 	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding: match compares prefixes with 8-byte loads
 	f.text = text.String()
-	f.check()
 	f.markSlashParams()
+	f.check()
 	f.compilePatterns(patterns)
 	f.buildStatic()
 	f.first = newFirstSegments(patterns)
