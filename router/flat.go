@@ -30,17 +30,11 @@ type flatNode struct {
 const (
 	hasParam    = 1 << 31 // a parameter child follows the static children
 	hasCatchAll = 1 << 30 // a catch-all child follows them and the parameter child
-	// slashLead: the parameter child's value comes after a '/' that the
-	// path has next. A node whose prefix does not end in '/' (a static
-	// node before a '/', or a parameter node) cannot have a parameter
-	// child of its own; compile gives it the one below its child "/"
-	// when that child has no route and nothing else below it, and drops
-	// the "/" node (see fill).
-	slashLead = 1 << 29
 	// slashParam marks a parameter node whose only way on is '/' and
-	// another value (no route, no static child, a slash-led parameter
-	// child): match passes it with that value at once (markSlashParams).
-	slashParam = 1 << 28
+	// another value: it has no route, and its one child, "/", has no
+	// route and nothing below it but a parameter node. match passes both
+	// at once, and first is that grandchild (see markSlashParams).
+	slashParam = 1 << 29
 	routeMask  = slashParam - 1
 )
 
@@ -90,39 +84,22 @@ func compile(m *mux) *flatTrees {
 	// fill writes node n, already given slot i, and its subtree.
 	var fill func(i int, n *node)
 	fill = func(i int, n *node) {
-		fn := flatNode{text: uint32(text.Len()), plen: uint16(len(n.prefix))}
+		fn := flatNode{text: uint32(text.Len()), plen: uint16(len(n.prefix)), n: uint16(len(n.children))}
 		text.WriteString(n.prefix)
 		if n.route != nil {
 			fn.route = index[n.route]
 		}
-		kids := append([]*node(nil), n.children...)
-		param := n.param
-		// A child "/" with no route and nothing below it but a parameter
-		// node is dropped: its parameter becomes n's, led by the '/'
-		// (slashLead), one node fewer on the way. n has no parameter or
-		// catch-all child of its own then: its prefix does not end in
-		// '/'.
-		if param == nil && n.catchAll == nil {
-			for j, c := range kids {
-				if c.prefix == "/" && c.route == nil && len(c.children) == 0 && c.catchAll == nil && c.param != nil {
-					param = c.param
-					kids = slices.Delete(kids, j, j+1)
-					fn.route |= slashLead
-					break
-				}
-			}
-		}
-		fn.n = uint16(len(kids))
 		// Static children in order of how many routes lie below them, so
 		// that the scan of the first bytes meets busy branches first.
+		kids := append([]*node(nil), n.children...)
 		slices.SortStableFunc(kids, func(a, b *node) int { return b.count() - a.count() })
 		indices := make([]byte, len(kids))
 		for j, c := range kids {
 			indices[j] = c.prefix[0]
 		}
-		if param != nil {
+		if n.param != nil {
 			fn.route |= hasParam
-			kids = append(kids, param)
+			kids = append(kids, n.param)
 		}
 		if n.catchAll != nil {
 			fn.route |= hasCatchAll
@@ -192,14 +169,24 @@ func (f *flatTrees) compilePatterns(patterns []string) {
 }
 
 // markSlashParams flags every parameter node whose only way on is '/'
-// and another value (slashParam): no route, no static child, a slash-led
-// parameter child. match passes such a node together with that value:
-// /{owner}/{repo} is then one step, not two. The flag is a hint: the node
-// keeps its other bits, so a walk that stood on it would still be right.
+// and another value (slashParam), and points its first at that value's
+// node: /{owner}/{repo} is then one step of match, not three. The "/"
+// node between them stays in the array, unreachable. A flagged node is
+// reached only from its parent's parameter branch, which passes it at
+// once, so the walk never stands on one (it has no route and no
+// alternative to backtrack to).
 func (f *flatTrees) markSlashParams() {
 	for x := range f.nodes {
-		if p := &f.nodes[x]; p.route == hasParam|slashLead && p.n == 0 {
-			p.route |= slashParam
+		if f.nodes[x].route&hasParam == 0 {
+			continue
+		}
+		p := &f.nodes[f.nodes[x].first+uint32(f.nodes[x].n)]
+		if p.route != 0 || p.n != 1 {
+			continue
+		}
+		s := &f.nodes[p.first]
+		if s.plen == 1 && f.text[s.text] == '/' && s.n == 0 && s.route == hasParam {
+			p.route, p.first = slashParam, s.first
 		}
 	}
 }
@@ -329,16 +316,9 @@ walk:
 		// No static child matches, or it failed: the parameter child, then
 		// the catch-all.
 		if wild&hasParam != 0 && resume != resumeCatchAll {
-			vpos := pos
-			if n.route&slashLead != 0 {
-				// The value comes after a '/'.
-				if vpos++; vpos >= total || *(*byte)(unsafe.Add(base, pos)) != '/' {
-					goto noParam
-				}
-			}
-			if end := segmentEnd(unsafe.Add(base, vpos), total-vpos); end > 0 {
-				k, kpos, knv := n.first+uint32(n.n), vpos+end, nv+1
-				vals[nv] = span{vpos, kpos}
+			if end := segmentEnd(unsafe.Add(base, pos), total-pos); end > 0 {
+				k, kpos, knv := n.first+uint32(n.n), pos+end, nv+1
+				vals[nv] = span{pos, kpos}
 				// A parameter node that can only go on by '/' and another
 				// value is passed at once; if the path does not, neither
 				// can the parameter branch. A value ends at a '/' or the

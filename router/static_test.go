@@ -231,38 +231,3 @@ func TestSlashParams(t *testing.T) {
 		}
 	}
 }
-
-// TestSlashLead: a "/" node with nothing below it but a parameter is
-// dropped, its parameter hung on the node before it, the value led by
-// the '/' (slashLead); that node keeps its route and its other static
-// children, and what the '/' does not lead to falls through to the
-// alternatives above, as the "/" node's failure did.
-func TestSlashLead(t *testing.T) {
-	r := New(RedirectTrailingSlash(false), RedirectCleanPath(false))
-	for _, p := range []string{"/people", "/people/{id}", "/people/{id}/x", "/peoplex", "/{rest...}"} {
-		r.Get(p, echoHandler(p))
-	}
-	led := 0
-	for _, n := range r.mux.compiled().nodes {
-		if n.route&slashLead != 0 {
-			led++
-		}
-	}
-	if led != 1 { // "people"
-		t.Errorf("%d nodes with a slash-led parameter, want 1", led)
-	}
-	for _, tt := range []struct{ path, want string }{
-		{"/people", "/people"},
-		{"/people/7", "/people/{id} id=7"},
-		{"/people/7/x", "/people/{id}/x id=7"},
-		{"/peoplex", "/peoplex"},
-		{"/peoplez7", "/{rest...} rest=peoplez7"},
-		{"/people/", "/{rest...} rest=people/"},
-		{"/people//7", "/{rest...} rest=people//7"},
-		{"/people/7/", "/{rest...} rest=people/7/"},
-	} {
-		if w := do(r, "GET", tt.path); w.Code != http.StatusOK || w.Body.String() != tt.want {
-			t.Errorf("GET %s = %d %q, want %q", tt.path, w.Code, w.Body.String(), tt.want)
-		}
-	}
-}
