@@ -272,13 +272,23 @@ func headerOf(pattern string) (header, bool) {
 	if a == nil {
 		return header{}, false
 	}
-	d := uintptr(sp) - a.start
-	if d < headerMin ||
-		*(*byte)(unsafe.Add(sp, -1)) != patternMark || int(load16(unsafe.Add(sp, -3))) != len(pattern) ||
-		int(d) < headerSize(int(load16(unsafe.Add(sp, -5)))) {
+	if _, ok := patternAt(sp, uintptr(sp)-a.start, len(pattern)); !ok {
 		return header{}, false
 	}
 	return header{sp}, true
+}
+
+// patternAt reports whether sp, d bytes into its arena, is the start of a
+// pattern of l bytes there, and returns its number of parameters: the
+// pattern's length and the mark in one load (the sum exceeds 24 bits for
+// a string longer than any pattern), then the number, and that the whole
+// header lies in the arena. Inlined into Param.
+func patternAt(sp unsafe.Pointer, d uintptr, l int) (n int, ok bool) {
+	if d < headerMin || uint64(load32(unsafe.Add(sp, -4)))>>8 != uint64(l)+patternMark<<16 {
+		return 0, false
+	}
+	n = int(load16(unsafe.Add(sp, -5)))
+	return n, int(d) >= headerSize(n)
 }
 
 func (h header) u16(off int) int { return int(load16(unsafe.Add(h.p, off))) }
@@ -457,8 +467,8 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 		// Forward from the first value, hopping over those before it.
 		start = open(0)
 		for j := 1; j <= i; j++ {
-			for start < l && *(*byte)(unsafe.Add(base, start)) != '/' {
-				start++
+			if start < l {
+				start += segmentEnd(unsafe.Add(base, start), l-start)
 			}
 			start += gap(j)
 		}
@@ -489,12 +499,11 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 
 // segmentStart returns the index just after the last '/' in the stop
 // bytes at base, or 0: where a value that ends at stop begins. Eight bytes
-// at a time while a word is left (the test is exact, so the highest byte
-// flagged is the nearest '/'), then byte by byte.
+// at a time while a word is left (bytesEqual is exact, so the highest
+// byte flagged is the nearest '/'), then byte by byte.
 func segmentStart(base unsafe.Pointer, stop int) int {
 	for ; stop >= 8; stop -= 8 {
-		x := load64(unsafe.Add(base, stop-8)) ^ '/'*lowBits
-		if m := ^(x&lowSevenBits + lowSevenBits | x) & highBits; m != 0 {
+		if m := bytesEqual(load64(unsafe.Add(base, stop-8)), '/'); m != 0 {
 			return stop - bits.LeadingZeros64(m)>>3
 		}
 	}
@@ -541,10 +550,9 @@ func searchArenas(p uintptr) *arena {
 func Param(req *http.Request, name string) string {
 	// The common case, in this one function: the request's pattern is in
 	// an arena, the path has no escapes, and the route has the parameter.
-	// paramElsewhere does the rest. The arena and header checks are
-	// headerOf's, written out here: as functions they would not be
-	// inlined (over the compiler's budget), and each call costs about as
-	// much as a check.
+	// paramElsewhere does the rest. The arena check is headerOf's,
+	// written out here: searchArenas is not inlined, and the newest arena
+	// spares most reads its call.
 	pattern, u := req.Pattern, req.URL
 	if u == nil || u.RawPath != "" {
 		return paramElsewhere(req, name)
@@ -558,15 +566,9 @@ func Param(req *http.Request, name string) string {
 			return paramElsewhere(req, name)
 		}
 	}
-	// The pattern's length and the mark, in one load (the sum exceeds 24
-	// bits for a string longer than any pattern), then the number of
-	// parameters.
-	if d := uintptr(sp) - a.start; d >= headerMin &&
-		uint64(load32(unsafe.Add(sp, -4)))>>8 == uint64(len(pattern))+patternMark<<16 {
-		if n := int(load16(unsafe.Add(sp, -5))); int(d) >= headerSize(n) {
-			if v, ok := valueOf(sp, n, name, u.Path); ok {
-				return v
-			}
+	if n, ok := patternAt(sp, uintptr(sp)-a.start, len(pattern)); ok {
+		if v, ok := valueOf(sp, n, name, u.Path); ok {
+			return v
 		}
 	}
 	return paramElsewhere(req, name)
