@@ -293,16 +293,16 @@ func (m *mux) allowed(p string) string {
 	some := false
 	f := m.compiled()
 	if p == "*" { // OPTIONS *: every method the router has
-		for i, root := range f.roots {
-			found[i] = root != 0
-			some = some || root != 0
+		for i := range found {
+			found[i] = f.methods&(1<<i) != 0
+			some = some || found[i]
 		}
 		for name := range f.custom {
 			custom = append(custom, name)
 		}
 	} else {
-		for i, root := range f.roots {
-			if root != 0 && f.match(root-1, p, 0, 0, vals) != nil {
+		for i := range found {
+			if f.methods&(1<<i) != 0 && f.methodRoute(i, p, vals) != nil {
 				found[i], some = true, true
 			}
 		}

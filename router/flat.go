@@ -43,11 +43,14 @@ type flatTrees struct {
 	nodes  []flatNode
 	text   string
 	routes []route
-	inner  map[*route]http.Handler  // registered handlers that middleware wraps, for Routes
-	roots  [len(methodNames)]uint32 // root node index+1 per standard method, 0 if none
-	custom map[string]uint32
-	any    uint32
-	static staticIndex // the routes without parameters (static.go)
+	inner  map[*route]http.Handler // registered handlers that middleware wraps, for Routes
+	// roots: the root node index+1 of each standard method's tree, then
+	// of Mount's (at anyMethodID), 0 if none. These trees hold routes with
+	// parameters only; static holds the others.
+	roots   [anyMethodID + 1]uint32
+	methods uint16 // bit i set if route method number i (at most anyMethodID) has a route
+	custom  map[string]uint32
+	static  staticIndex // the routes without parameters (static.go)
 
 	patterns string // the pattern arena: every route's pattern, each after a header (params.go)
 	first    firstSegments
@@ -70,6 +73,9 @@ func compile(m *mux) *flatTrees {
 			f.inner[&f.routes[i]] = reg.inner
 		}
 		index[reg] = uint32(i + 1)
+		if int(reg.method) <= anyMethodID {
+			f.methods |= 1 << reg.method
+		}
 	}
 	count := regs.any.count()
 	for _, t := range regs.byMethod {
@@ -137,7 +143,7 @@ func compile(m *mux) *flatTrees {
 			f.custom[name] = root(t)
 		}
 	}
-	f.any = root(regs.any)
+	f.roots[anyMethodID] = root(regs.any)
 	text.WriteString("\x00\x00\x00\x00\x00\x00\x00\x00") // padding: match compares prefixes with 8-byte loads
 	f.text = text.String()
 	f.markSlashParams()
@@ -474,12 +480,12 @@ func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 	return &f.routes[f.node(k).route&routeMask-1]
 }
 
-// lookup returns the route for method and path, trying the method's tree,
-// GET's for HEAD, then Mount's. In each tree, a static route equal to path
-// is the answer if there is one (static.go); otherwise the tree is walked.
+// lookup returns the route for method and path, trying the method's routes,
+// GET's for HEAD, then Mount's.
 func (f *flatTrees) lookup(method, path string, vals []span) *route {
 	var rt *route
 	if i := methodIndex(method); i >= 0 {
+		// methodRoute, written out: it is not inlined.
 		if f.mayHaveStatic(uint8(i), path) {
 			if rt = f.findStatic(uint8(i), path); rt != nil {
 				return rt
@@ -488,24 +494,30 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 		if root := f.roots[i]; root != 0 {
 			rt = f.match(root-1, path, 0, 0, vals)
 		}
-		if rt == nil && i == 1 && f.roots[0] != 0 {
-			if f.mayHaveStatic(0, path) {
-				rt = f.findStatic(0, path)
-			}
-			if rt == nil {
-				rt = f.match(f.roots[0]-1, path, 0, 0, vals)
-			}
+		if rt == nil && i == 1 && f.methods&1 != 0 {
+			rt = f.methodRoute(0, path, vals)
 		}
 	} else if root := f.custom[method]; root != 0 {
 		rt = f.match(root-1, path, 0, 0, vals)
 	}
-	if rt == nil && f.any != 0 {
-		if f.mayHaveStatic(uint8(anyMethodID), path) {
-			rt = f.findStatic(uint8(anyMethodID), path)
-		}
-		if rt == nil {
-			rt = f.match(f.any-1, path, 0, 0, vals)
-		}
+	if rt == nil && f.methods&(1<<anyMethodID) != 0 {
+		rt = f.methodRoute(anyMethodID, path, vals)
 	}
 	return rt
+}
+
+// methodRoute returns the route of route method number i (a standard
+// method or Mount's) for path: a static route equal to path if there is one
+// (static.go), the most specific such route there is, else what the walk of
+// i's tree finds.
+func (f *flatTrees) methodRoute(i int, path string, vals []span) *route {
+	if f.mayHaveStatic(uint8(i), path) {
+		if rt := f.findStatic(uint8(i), path); rt != nil {
+			return rt
+		}
+	}
+	if root := f.roots[i]; root != 0 {
+		return f.match(root-1, path, 0, 0, vals)
+	}
+	return nil
 }

@@ -193,6 +193,21 @@ func TestMethods(t *testing.T) {
 	if w := do(r, "OPTIONS", "*"); w.Code != 204 || !strings.Contains(w.Header().Get("Allow"), "PROPFIND") {
 		t.Errorf("OPTIONS * = %d Allow %q", w.Code, w.Header().Get("Allow"))
 	}
+	// Methods with static routes only have no tree to walk; they are
+	// still the router's methods.
+	s := New()
+	s.Get("/a", echoHandler("GET /a"))
+	s.Put("/a", echoHandler("PUT /a"))
+	s.Post("/b/{id}", echoHandler("POST /b/{id}"))
+	if w := do(s, "OPTIONS", "*"); w.Code != 204 || w.Header().Get("Allow") != "GET, HEAD, POST, PUT, OPTIONS" {
+		t.Errorf("OPTIONS * with static-only methods = %d Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+	if w := do(s, "DELETE", "/a"); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, PUT, OPTIONS" {
+		t.Errorf("DELETE /a = %d Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+	if w := do(s, "HEAD", "/a"); w.Code != 200 || w.Body.String() != "GET /a" {
+		t.Errorf("HEAD /a = %d %q", w.Code, w.Body.String())
+	}
 	if w := do(New(AutoOptions(false)), "OPTIONS", "/x"); w.Code != 404 {
 		t.Errorf("OPTIONS with AutoOptions(false) = %d", w.Code)
 	}

@@ -8,10 +8,12 @@ import (
 	"testing"
 )
 
-// TestStaticIndexAgreesWithTree checks, on the four real-API tables, that
-// every static route the index finds is the route the tree walk finds, and
-// that the index finds nothing for the paths of parameter routes.
-func TestStaticIndexAgreesWithTree(t *testing.T) {
+// TestStaticRoutesOnlyInIndex checks, on the four real-API tables, that
+// the index finds every static route and nothing for the paths of
+// parameter routes, that the walked trees hold no static route (and no
+// node that leads to no route), and that lookup answers every route's path
+// with that route.
+func TestStaticRoutesOnlyInIndex(t *testing.T) {
 	for _, table := range tables {
 		routes := loadTable(t, table)
 		f := tableRouter(t, routes).mux.compiled()
@@ -21,16 +23,55 @@ func TestStaticIndexAgreesWithTree(t *testing.T) {
 		vals := make([]span, 32)
 		for _, rt := range routes {
 			id := uint8(methodIndex(rt.method))
-			walked := f.match(f.roots[id]-1, rt.path, 0, 0, vals)
 			indexed := f.findStatic(id, rt.path)
 			switch {
-			case len(rt.names) == 0 && (indexed == nil || indexed != walked):
-				t.Errorf("%s %s %s: index %v, tree %v", table, rt.method, rt.path, indexed, walked)
+			case len(rt.names) == 0 && (indexed == nil || f.pattern(indexed) != rt.path):
+				t.Errorf("%s %s %s: index %v", table, rt.method, rt.path, indexed)
 			case len(rt.names) != 0 && indexed != nil:
 				t.Errorf("%s %s %s: index found %q for a parameter route", table, rt.method, rt.path, f.pattern(indexed))
 			}
+			if got := f.lookup(rt.method, rt.path, vals); got == nil || f.pattern(got) != rt.pattern {
+				t.Errorf("%s %s %s: lookup found %v, want %s", table, rt.method, rt.path, got, rt.pattern)
+			}
+		}
+		for i, root := range f.roots {
+			if root != 0 {
+				if n := walkedRoutes(t, f, root-1); n == 0 {
+					t.Errorf("%s: tree of method %d has no route", table, i)
+				}
+			}
 		}
 	}
+}
+
+// walkedRoutes returns how many routes the tree below node i holds, and
+// fails t if one of them has no parameters or a node leads to none.
+func walkedRoutes(t *testing.T, f *flatTrees, i uint32) int {
+	n := f.node(i)
+	routes := 0
+	if r := n.route & routeMask; r != 0 {
+		if rt := &f.routes[r-1]; rt.nparams == 0 {
+			t.Errorf("walked tree holds static route %s", f.pattern(rt))
+		}
+		routes++
+	}
+	kids := uint32(n.n)
+	if n.route&hasParam != 0 {
+		kids++
+	}
+	if n.route&hasCatchAll != 0 {
+		kids++
+	}
+	if n.route&slashParam != 0 {
+		kids = 1 // first is the parameter node below "/"
+	}
+	for k := range kids {
+		routes += walkedRoutes(t, f, n.first+k)
+	}
+	if routes == 0 {
+		t.Errorf("node %d of prefix %q leads to no route", i, f.text[n.text:n.text+uint32(n.plen)])
+	}
+	return routes
 }
 
 // TestStaticIndexMany registers thousands of static routes that differ in
