@@ -31,7 +31,22 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	var buf [stackParams]span
-	rt := f.lookup(req.Method, p, buf[:])
+	// lookup, written out (methodRoute, then lookupAfter only where it has
+	// something to try): one call fewer and one set of register spills a
+	// request, about 6% of a Google+ or GitHub table pass.
+	var rt *route
+	i := methodIndex(req.Method)
+	if i >= 0 {
+		if f.mayHaveStatic(uint8(i), p) {
+			rt = f.findStatic(uint8(i), p)
+		}
+		if rt == nil && f.roots[i] != 0 {
+			rt = f.match(f.roots[i]-1, p, 0, 0, buf[:])
+		}
+	}
+	if rt == nil && (i < 0 || i == 1 || f.methods&(1<<anyMethodID) != 0) { // a custom method, HEAD, or Mount has routes
+		rt = f.lookupAfter(i, req.Method, p, buf[:])
+	}
 	switch {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)

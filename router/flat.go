@@ -483,22 +483,26 @@ func (f *flatTrees) catchAllRoute(n *flatNode) *route {
 // lookup returns the route for method and path, trying the method's routes,
 // GET's for HEAD, then Mount's.
 func (f *flatTrees) lookup(method, path string, vals []span) *route {
-	var rt *route
-	if i := methodIndex(method); i >= 0 {
-		// methodRoute, written out: it is not inlined.
-		if f.mayHaveStatic(uint8(i), path) {
-			if rt = f.findStatic(uint8(i), path); rt != nil {
-				return rt
-			}
+	i := methodIndex(method)
+	if i >= 0 {
+		if rt := f.methodRoute(i, path, vals); rt != nil {
+			return rt
 		}
-		if root := f.roots[i]; root != 0 {
+	}
+	return f.lookupAfter(i, method, path, vals)
+}
+
+// lookupAfter is lookup once the routes of method's own number i (-1 for
+// a custom method) have not matched: a custom method's tree, GET's routes
+// for HEAD, then Mount's.
+func (f *flatTrees) lookupAfter(i int, method, path string, vals []span) *route {
+	var rt *route
+	if i < 0 {
+		if root := f.custom[method]; root != 0 {
 			rt = f.match(root-1, path, 0, 0, vals)
 		}
-		if rt == nil && i == 1 && f.methods&1 != 0 {
-			rt = f.methodRoute(0, path, vals)
-		}
-	} else if root := f.custom[method]; root != 0 {
-		rt = f.match(root-1, path, 0, 0, vals)
+	} else if i == 1 && f.methods&1 != 0 {
+		rt = f.methodRoute(0, path, vals)
 	}
 	if rt == nil && f.methods&(1<<anyMethodID) != 0 {
 		rt = f.methodRoute(anyMethodID, path, vals)
