@@ -378,7 +378,7 @@ walk:
 type span struct{ start, end int }
 
 // maxBacktrack is how many backtracking points match keeps in its frame.
-const maxBacktrack = 8
+const maxBacktrack = 4
 
 // backtrack is a node of a match in progress with alternatives yet to be
 // tried (from its parameter child, or its catch-all child only), the offset
