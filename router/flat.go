@@ -352,6 +352,16 @@ walk:
 					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeCatchAll}
 					sp++
 				}
+				// A parameter node's one static child starts with '/',
+				// which is where the value ended: when that child is
+				// just "/" (its children diverge after it), it is
+				// passed too, as its visit would.
+				if kpos < total {
+					if kn := node(k); kn.n != 0 && node(kn.first).plen == 1 {
+						i, pos, nv, resume = kn.first, kpos+1, knv, 0
+						continue walk
+					}
+				}
 				i, pos, nv, resume = k, kpos, knv, 0
 				continue walk
 			}
