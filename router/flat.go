@@ -356,11 +356,13 @@ walk:
 				// which is where the value ended: when that child is
 				// just "/" (its children diverge after it), it is
 				// passed too, as its visit would.
-				if kpos < total {
-					if kn := node(k); kn.n != 0 && node(kn.first).plen == 1 {
-						i, pos, nv, resume = kn.first, kpos+1, knv, 0
-						continue walk
+				if kn := node(k); kpos == total {
+					if r := kn.route & routeMask; r != 0 {
+						return &f.routes[r-1]
 					}
+				} else if kn.n != 0 && node(kn.first).plen == 1 {
+					i, pos, nv, resume = kn.first, kpos+1, knv, 0
+					continue walk
 				}
 				i, pos, nv, resume = k, kpos, knv, 0
 				continue walk
