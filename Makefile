@@ -28,14 +28,14 @@ fuzz:
 	FUZZTIME=$(or $(FUZZTIME),20s) scripts/fuzz
 
 # Benchmarks (the separate bench/ module, bench/README.md):
-#   bench        the in-process workloads, pinned to one CPU: 10 rounds (COUNT=n) of
-#                -benchtime 300ms (BENCHTIME=d), then BENCHMARKS.md; about 25 minutes on 2 cores
+#   bench        the in-process workloads, pinned to one CPU: 20 rounds (COUNT=n) of
+#                -benchtime 150ms (BENCHTIME=d), then BENCHMARKS.md; about 28 minutes on 2 cores
 #   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the server on CPU 0
 #                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 13 minutes
 #   bench-quick  CI: the correctness check and one short round of everything; report under bench/results/quick/
 bench:
-	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),10) BENCHTIME=$(or $(BENCHTIME),300ms)" \
-		go run ./cmd/report -count $(or $(COUNT),10) -benchtime $(or $(BENCHTIME),300ms)
+	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),20) BENCHTIME=$(or $(BENCHTIME),150ms)" \
+		go run ./cmd/report -count $(or $(COUNT),20) -benchtime $(or $(BENCHTIME),150ms)
 
 bench-e2e:
 	bench/setup
