@@ -352,10 +352,11 @@ walk:
 					stack[sp] = backtrack{node: i, pos: uint32(pos), nv: uint32(nv), resume: resumeCatchAll}
 					sp++
 				}
-				// A parameter node's one static child starts with '/',
-				// which is where the value ended: when that child is
-				// just "/" (its children diverge after it), it is
-				// passed too, as its visit would.
+				// What a visit of the parameter node would do first, done
+				// here: at the path's end, its route is the answer; else
+				// the value ended at a '/', where its one static child
+				// (if any) begins, and a child that is just "/" (its
+				// children diverge after it) is passed at once.
 				if kn := node(k); kpos == total {
 					if r := kn.route & routeMask; r != 0 {
 						return &f.routes[r-1]
