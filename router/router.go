@@ -86,14 +86,14 @@ type mux struct {
 // trees are a router's routes as registered, until they are compiled. The
 // trees of the standard methods and Mount's hold their routes with
 // parameters only: the static index answers the others before any walk
-// (static.go), so a walk never needs them, and the nodes they would add
-// (the "/" after /people, where /people/{id} is a route too) are steps
-// fewer for every walk. Other methods' trees hold all their routes.
+// (static.go), so a walk never needs them, and they would only add nodes
+// for every walk to pass (the "/" after /people, where /people/{id} is a
+// route too). Other methods' trees hold all their routes.
 type trees struct {
 	byMethod [len(methodNames)]*node // one tree per standard method, routes with parameters only
 	custom   map[string]*node        // trees of other methods, every route
 	any      *node                   // Mount's routes with parameters, for every method
-	static   map[staticKey]bool      // the other routes of the standard methods and Mount's
+	static   map[staticKey]struct{}  // the other routes of the standard methods and Mount's
 	all      []*registration         // every route in registration order
 }
 
@@ -559,13 +559,13 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 		// Only the static index answers it (static.go): a static route
 		// matches one path, which no other pattern shares.
 		key := staticKey{uint8(id), pattern}
-		if m.reg.static[key] {
+		if _, dup := m.reg.static[key]; dup {
 			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
 		}
 		if m.reg.static == nil {
-			m.reg.static = map[staticKey]bool{}
+			m.reg.static = map[staticKey]struct{}{}
 		}
-		m.reg.static[key] = true
+		m.reg.static[key] = struct{}{}
 	} else if old := m.tree(method, true).insert(parts, reg); old != nil {
 		if old.pattern == pattern {
 			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
