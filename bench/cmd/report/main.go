@@ -297,9 +297,21 @@ func peerNames() []string {
 	return ns
 }
 
-// notes are the footnotes on measured cells (Peer.Notes), by cell.
+// codecNotes are the footnotes on the codec cells (codec_test.go, whose
+// encoders are not peers), by case and encoder.
+var codecNotes = map[[2]string]string{
+	{"Stream50", "vane"}:    "vane's codec.JSON encodes with go-json's own Encoder, then copies the encoding into the response buffer it writes from, under a guard that falls back to encoding/json on a panic; the cell also takes and returns that pooled buffer. It can at best tie go-json here.",
+	{"Stream50", "go-json"}: "go-json's Encoder writes the encoding straight to the io.Writer (with a trailing newline).",
+	{"Marshal50", "vane"}:   "vane's codec.JSON is go-json's Marshal under a guard that falls back to encoding/json on a panic.",
+}
+
+// notes are the footnotes on measured cells (Peer.Notes, and codecNotes),
+// by cell.
 func notes() map[string]string {
 	ns := map[string]string{}
+	for k, note := range codecNotes {
+		ns[report.Key{Category: "Codec", Case: k[0], Peer: k[1]}.String()] = note
+	}
 	for _, p := range peers.All() {
 		for _, c := range peers.Cases() {
 			note := p.Notes[c.Name] // a note on one case wins over one on its workload
