@@ -290,7 +290,7 @@ func (a *applier) do(doc any, op Operation) (any, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err = a.add(doc, op.Path, v)
+		doc, err = a.put(doc, op.Path, v, true)
 		return doc, at("path", op.Path, err)
 	case "remove":
 		if len(op.Path) == 0 {
@@ -306,24 +306,7 @@ func (a *applier) do(doc any, op Operation) (any, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(op.Path) == 0 {
-			return v, nil
-		}
-		doc, err = a.update(doc, op.Path, func(parent any, last string) (any, *Error) {
-			switch c := parent.(type) {
-			case map[string]any:
-				c[last] = v
-				return c, nil
-			case []any:
-				i, err := arrayIndex(last, len(c), false)
-				if err != nil {
-					return nil, &Error{Reason: err.Error()}
-				}
-				c[i] = v
-				return c, nil
-			}
-			return nil, notContainer()
-		})
+		doc, err = a.put(doc, op.Path, v, false)
 		return doc, at("path", op.Path, err)
 	case "move":
 		if op.From.properPrefixOf(op.Path) {
@@ -336,7 +319,7 @@ func (a *applier) do(doc any, op Operation) (any, *Error) {
 		if err != nil {
 			return nil, at("from", op.From, err)
 		}
-		doc, err = a.add(doc, op.Path, v)
+		doc, err = a.put(doc, op.Path, v, true)
 		return doc, at("path", op.Path, err)
 	case "copy":
 		v, err := a.get(doc, op.From)
@@ -346,7 +329,7 @@ func (a *applier) do(doc any, op Operation) (any, *Error) {
 		if v, err = a.copyOf(v); err != nil {
 			return nil, err
 		}
-		doc, err = a.add(doc, op.Path, v)
+		doc, err = a.put(doc, op.Path, v, true)
 		return doc, at("path", op.Path, err)
 	case "test":
 		v, err := a.get(doc, op.Path)
@@ -436,9 +419,11 @@ func (a *applier) update(doc any, p Pointer, fn func(parent any, last string) (a
 	return nil, notContainer()
 }
 
-// add puts v at p: a new or replaced member of an object, an element
-// inserted into an array (RFC 6902 section 4.1); the root is replaced.
-func (a *applier) add(doc any, p Pointer, v any) (any, *Error) {
+// put puts v at p: a new or replaced member of an object; in an array,
+// an element inserted (insert, RFC 6902 section 4.1's add) or replaced
+// (section 4.3, whose caller has checked that the target exists); the
+// root is replaced.
+func (a *applier) put(doc any, p Pointer, v any, insert bool) (any, *Error) {
 	if len(p) == 0 {
 		return v, nil
 	}
@@ -448,9 +433,13 @@ func (a *applier) add(doc any, p Pointer, v any) (any, *Error) {
 			c[last] = v
 			return c, nil
 		case []any:
-			i, err := arrayIndex(last, len(c), true)
+			i, err := arrayIndex(last, len(c), insert)
 			if err != nil {
 				return nil, &Error{Reason: err.Error()}
+			}
+			if !insert {
+				c[i] = v
+				return c, nil
 			}
 			if err := a.spend(len(c) - i); err != nil {
 				return nil, err

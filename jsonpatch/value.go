@@ -225,3 +225,6 @@ func clone(v any) any {
 	}
 	return v
 }
+
+// Clone is a deep copy of the document v.
+func Clone(v any) any { return clone(v) }
