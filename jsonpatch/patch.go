@@ -10,9 +10,11 @@
 // Every step of Apply is counted: values visited and copied, array
 // elements shifted, bytes compared. A patch is refused (ErrTooCostly)
 // once its work passes a budget proportional to the sizes of the document
-// and the patch, so that what a patch costs is linear in what was sent,
-// whatever its operations do (a copy of the whole document into itself,
-// again and again; a thousand insertions at the head of a long array).
+// and the patch, or what it copies (and so allocates) passes a smaller
+// one, so that what a patch costs in time and memory is linear in what
+// was sent, whatever its operations do (a copy of the whole document into
+// itself, again and again; a thousand insertions at the head of a long
+// array).
 package jsonpatch
 
 import (
@@ -233,18 +235,33 @@ func Budget(docSize, patchSize int) int {
 	return max(MinBudget, WorkPerUnit*(docSize+patchSize))
 }
 
+// CopyBudget is the part of Budget that Apply allows for copying values
+// (which allocates): CopyPerUnit units for each unit of size, at least
+// MinCopyBudget.
+func CopyBudget(docSize, patchSize int) int {
+	return max(MinCopyBudget, CopyPerUnit*(docSize+patchSize))
+}
+
 const (
 	// WorkPerUnit is the work a patch may do for each unit of the sizes
 	// of the document and the patch.
 	WorkPerUnit = 64
 	// MinBudget is the work any patch may do: a few milliseconds.
 	MinBudget = 1 << 22
+	// CopyPerUnit is the size a patch may copy for each unit of the
+	// sizes of the document and the patch.
+	CopyPerUnit = 4
+	// MinCopyBudget is the size any patch may copy: some tens of
+	// megabytes of memory at the most.
+	MinCopyBudget = 1 << 20
 )
 
 // applier applies one patch, counting its work against its budget.
 type applier struct {
 	work
 	budget int
+	copied int // the size copied so far
+	copies int // the most it may copy
 	index  int // the operation being applied
 }
 
@@ -253,7 +270,8 @@ func apply(doc any, p Patch) (any, int, error) {
 	for _, op := range p {
 		ps += 1 + len(op.Path) + len(op.From) + size(op.Value)
 	}
-	a := &applier{budget: Budget(size(doc), ps)}
+	ds := size(doc)
+	a := &applier{budget: Budget(ds, ps), copies: CopyBudget(ds, ps)}
 	for i, op := range p {
 		a.index = i
 		var err *Error
@@ -350,10 +368,14 @@ func (a *applier) do(doc any, op Operation) (any, *Error) {
 	return nil, &Error{Member: "op", Reason: strconv.Quote(op.Op) + " is not an operation"}
 }
 
-// copyOf is a deep copy of v, its size spent.
+// copyOf is a deep copy of v, its size spent, before anything is copied.
 func (a *applier) copyOf(v any) (any, *Error) {
-	if err := a.spend(size(v)); err != nil {
+	n := size(v)
+	if err := a.spend(n); err != nil {
 		return nil, err
+	}
+	if a.copied += n; a.copied > a.copies {
+		return nil, &Error{Reason: ErrTooCostly.Error(), tooCostly: true}
 	}
 	return clone(v), nil
 }

@@ -376,15 +376,31 @@ func TestWorkIsLinear(t *testing.T) {
 	}
 
 	// Each copy of the root into itself doubles the document: the
-	// budget ends it after a few dozen, long before memory runs out.
+	// copy budget ends it after a few dozen, having copied no more than
+	// it allows.
 	body := "[" + strings.Repeat(`{"op":"copy","from":"","path":"/a/-"},`, 60)
 	p, err := Decode([]byte(body[:len(body)-1]+"]"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, w, err := apply(mustValue(t, `{"a":[1,2,3,4,5,6,7,8]}`), p)
-	if !errors.Is(err, ErrTooCostly) || w > MinBudget*2 {
-		t.Errorf("copies of the root: work %d, %v", w, err)
+	root := mustValue(t, `{"a":[{},{},{},{},{},{},{},{}]}`)
+	a := &applier{budget: Budget(size(root), len(body)), copies: CopyBudget(size(root), len(body))}
+	stopped := -1
+	for i, op := range p {
+		var perr *Error
+		if root, perr = a.do(root, op); perr != nil {
+			if !errors.Is(perr, ErrTooCostly) || a.copied > a.copies+a.copies {
+				t.Errorf("copies of the root: stopped at %d, copied %d of %d: %v", i, a.copied, a.copies, perr)
+			}
+			stopped = i
+			break
+		}
+		if a.copied > a.copies {
+			t.Fatalf("copied %d, more than %d, and went on", a.copied, a.copies)
+		}
+	}
+	if stopped < 0 || stopped > 20 {
+		t.Errorf("60 copies of the root, each twice the one before: stopped at %d", stopped)
 	}
 
 	// Insertions at the head of a long array shift it each time.
@@ -394,7 +410,7 @@ func TestWorkIsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, w, err = apply(mustValue(t, long), p)
+	_, w, err := apply(mustValue(t, long), p)
 	if !errors.Is(err, ErrTooCostly) || w > Budget(200001*2+1, len(body))+200001+1000 {
 		t.Errorf("head insertions: work %d, %v", w, err)
 	}
