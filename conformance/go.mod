@@ -3,6 +3,7 @@ module github.com/vane-http/vane/conformance
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-faster/errors v0.8.0
 	github.com/go-faster/jx v1.2.0
 	github.com/oapi-codegen/runtime v1.8.0
