@@ -106,15 +106,15 @@ func (h *history) now() int64 { return int64(time.Since(h.start)) }
 
 // run starts the recorded clients on the base URLs (client w on
 // bases[w%len(bases)]) and returns the function that stops them and
-// waits for them. They stop by themselves after opsPerRun requests and
-// walksPerRun walks.
-func (h *history) run(bases ...string) (stop func()) {
+// waits for them, which is called at the end of t too. They stop sending
+// by themselves after opsPerRun requests and walksPerRun walks.
+func (h *history) run(t *testing.T, bases ...string) (stop func()) {
 	var ops, walks atomic.Int64
 	seen := make([]map[int64]int64, recordedWriters+1) // per client: the last version it saw of each pet
 	for i := range seen {
 		seen[i] = map[int64]int64{}
 	}
-	return load(recordedWriters+1, func(w, i int) {
+	stop = sync.OnceFunc(load(recordedWriters+1, func(w, i int) {
 		base := bases[w%len(bases)]
 		switch {
 		case w == 0 && walks.Add(1) <= walksPerRun:
@@ -132,7 +132,9 @@ func (h *history) run(bases ...string) (stop func()) {
 		default:
 			time.Sleep(10 * time.Millisecond)
 		}
-	})
+	}))
+	t.Cleanup(stop)
+	return stop
 }
 
 // request sends one request of client w on a pet of the pool, or creates

@@ -146,7 +146,7 @@ func TestReplicas(t *testing.T) {
 			}
 			mu.Unlock()
 		})
-		recorded := hist.run(lb.URL)
+		recorded := hist.run(t, lb.URL)
 		time.Sleep(700 * time.Millisecond)
 		a.Kill(t)
 		time.Sleep(700 * time.Millisecond)
@@ -185,7 +185,7 @@ func TestReplicas(t *testing.T) {
 			mu.Unlock()
 			time.Sleep(5 * time.Millisecond)
 		})
-		recorded := hist.run(a.URL, b.URL)
+		recorded := hist.run(t, a.URL, b.URL)
 		time.Sleep(500 * time.Millisecond)
 		pg.Stop(t)
 		time.Sleep(1500 * time.Millisecond)
@@ -233,7 +233,7 @@ func TestReplicas(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 		})
-		recorded := hist.run(lb.URL)
+		recorded := hist.run(t, lb.URL)
 		lb.waitUp(t, 0)
 		lb.waitUp(t, 1)
 		var back [2]time.Duration
