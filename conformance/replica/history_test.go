@@ -3,6 +3,7 @@ package replica
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -449,13 +450,7 @@ func (h *history) finish(t *testing.T, base string) (committed int) {
 			}
 		}
 	}
-	ids := slices.Sorted(func(yield func(int64) bool) {
-		for id := range known {
-			if !yield(id) {
-				return
-			}
-		}
-	})
+	ids := slices.Sorted(maps.Keys(known))
 	h.mu.Unlock()
 	for _, id := range ids {
 		h.send(2*recordedWriters+2, base, input{Pet: id, Kind: opRead}, "GET", "/pets/"+strconv.FormatInt(id, 10), "", "")
@@ -725,13 +720,7 @@ func (h *history) check(t *testing.T, base string) {
 		t.Errorf("the history holds %d acknowledged writes and %d complete walks; want at least 50 and 3", acked, complete)
 	}
 	var answers []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range h.answers {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(h.answers)) {
 		answers = append(answers, fmt.Sprintf("%s:%d", k, h.answers[k]))
 	}
 	t.Logf("history of %d requests on %d pets (%d writes acknowledged, %d of unknown outcome, %d reads of unknown outcome left out; %d of %d creates of unknown outcome committed) and %d walks (%d complete, %d pages); porcupine and the walk check took %v; %d violations",

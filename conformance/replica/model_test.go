@@ -3,6 +3,7 @@ package replica
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -250,13 +251,7 @@ func byPet(history []porcupine.Operation) [][]porcupine.Operation {
 		id := op.Input.(input).Pet
 		parts[id] = append(parts[id], op)
 	}
-	ids := slices.Sorted(func(yield func(int64) bool) {
-		for id := range parts {
-			if !yield(id) {
-				return
-			}
-		}
-	})
+	ids := slices.Sorted(maps.Keys(parts))
 	out := make([][]porcupine.Operation, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, parts[id])
