@@ -51,8 +51,8 @@
 //   - default: the value when neither sets it, as a flag would give it.
 //   - doc: a line of help.
 //
-// A field is a string, a bool (-debug, -debug=false), an integer (10,
-// 0x1f), a float, a time.Duration (15s, 1m30s), a []string (items
+// A field is a string, a bool (-debug, -debug=false), an integer (in
+// decimal), a float, a time.Duration (15s, 1m30s), a []string (items
 // separated by commas in a variable or a default; each flag adds its
 // items, the first replacing the others), or any type whose pointer is an
 // encoding.TextUnmarshaler (slog.Level, netip.Addr). A struct field is a

@@ -125,7 +125,7 @@ func TestOptionSources(t *testing.T) {
 		{"variables", nil, map[string]string{
 			"NOTES_ADDR": ":9000", "DATABASE_URL": "postgres://db", "NOTES_TIMEOUT": "1m30s", "NOTES_ORIGIN": "x",
 			"NOTES_ORIGINS": "https://b.example, https://c.example,", "NOTES_LEVEL": "debug", "NOTES_DEBUG": "true",
-			"NOTES_RATIO": "0.25", "NOTES_TOKEN": "secret", "NOTES_LIMITS_MAX_BODY": "0x100", "NOTES_INTERNAL": "no",
+			"NOTES_RATIO": "0.25", "NOTES_TOKEN": "secret", "NOTES_LIMITS_MAX_BODY": "256", "NOTES_INTERNAL": "no",
 			"NOTES_DATABASE_URL": "ignored: the env tag names the variable",
 		}, func(o *runOptions) {
 			o.Addr, o.DatabaseURL, o.Timeout = ":9000", "postgres://db", 90*time.Second

@@ -4,10 +4,11 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/vane-http/vane/internal/textvalue"
 )
 
 // option is one field of an options struct: where it is read from, and
@@ -155,7 +156,7 @@ func (v *value) setText(s string) error {
 		v.v.Set(reflect.MakeSlice(v.v.Type(), 0, 0))
 		return v.add(s)
 	}
-	return set(v.v, s)
+	return textvalue.Set(v.v, s)
 }
 
 // add appends the comma-separated items of s to a list, leaving out
@@ -182,7 +183,7 @@ func (v *value) Set(s string) error {
 		return v.add(s)
 	}
 	v.flagged = true
-	return set(v.v, s)
+	return textvalue.Set(v.v, s)
 }
 
 // String is flag.Value's.
@@ -207,52 +208,6 @@ func (v *value) String() string {
 func (v *value) IsBoolFlag() bool { return v.isBool() }
 
 func (v *value) isBool() bool { return v.v.Kind() == reflect.Bool && !v.isText() }
-
-// set parses s into the field f.
-func set(f reflect.Value, s string) error {
-	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
-		return u.UnmarshalText([]byte(s))
-	}
-	if f.Type() == durationType {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return err
-		}
-		f.SetInt(int64(d))
-		return nil
-	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := strconv.ParseInt(s, 0, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := strconv.ParseUint(s, 0, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetUint(n)
-	case reflect.Float32, reflect.Float64:
-		n, err := strconv.ParseFloat(s, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetFloat(n)
-	default:
-		return fmt.Errorf("a %v cannot be read from text", f.Type())
-	}
-	return nil
-}
 
 // words splits a Go name into its words: "DatabaseURL" into "Database"
 // and "URL", "HTTPAddr" into "HTTP" and "Addr".

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vane-http/vane/internal/textvalue"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -478,48 +479,10 @@ func setHeader(f reflect.Value, vals []string) error {
 		f.Set(reflect.ValueOf(vals).Convert(f.Type()))
 		return nil
 	}
-	s := vals[0]
-	switch x := f.Addr().Interface().(type) {
-	case *time.Time:
-		tm, err := http.ParseTime(s)
-		*x = tm
+	if t, ok := f.Addr().Interface().(*time.Time); ok {
+		tm, err := http.ParseTime(vals[0])
+		*t = tm
 		return err
-	case *time.Duration:
-		d, err := time.ParseDuration(s)
-		*x = d
-		return err
-	case encoding.TextUnmarshaler:
-		return x.UnmarshalText([]byte(s))
 	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return err
-		}
-		f.SetUint(n)
-	case reflect.Float32, reflect.Float64:
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		f.SetFloat(n)
-	default:
-		return fmt.Errorf("cannot decode a %v", f.Type())
-	}
-	return nil
+	return textvalue.Set(f, vals[0])
 }

@@ -1,19 +1,15 @@
 package adopt_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/vane-http/vane/conformance/adopt"
 	"github.com/vane-http/vane/conformance/adopt/notesclient"
+	"github.com/vane-http/vane/conformance/internal/oapigen"
 )
 
 var update = flag.Bool("update", false, "rewrite notesclient/openapi-3.0.json from the API and regenerate the client")
@@ -29,22 +25,7 @@ func TestGeneratedClient(t *testing.T) {
 		if w.Code != http.StatusOK {
 			t.Fatalf("GET %s/openapi-3.0.json: %d", adopt.Prefix, w.Code)
 		}
-		kept := filepath.Join("notesclient", "openapi-3.0.json")
-		if *update {
-			if err := os.WriteFile(kept, w.Body.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			generate(t, "client.gen.go")
-		}
-		if b, err := os.ReadFile(kept); err != nil || !bytes.Equal(b, w.Body.Bytes()) {
-			t.Fatalf("notesclient/openapi-3.0.json is not the document the API serves (%v): "+
-				"go test ./adopt -run TestGeneratedClient -update regenerates the client; then review the diff", err)
-		}
-		fresh := generate(t, filepath.Join(t.TempDir(), "client.gen.go"))
-		committed, err := os.ReadFile(filepath.Join("notesclient", "client.gen.go"))
-		if err != nil || !bytes.Equal(fresh, committed) {
-			t.Fatalf("notesclient/client.gen.go is not what oapi-codegen generates from notesclient/openapi-3.0.json (%v): go generate ./adopt/notesclient", err)
-		}
+		oapigen.Check(t, "notesclient", w.Body.Bytes(), *update, "go test ./adopt -run TestGeneratedClient -update")
 	})
 	if t.Failed() {
 		return
@@ -98,30 +79,4 @@ func body[R any, P interface {
 		return "(no response)"
 	}
 	return string(r.GetBody())
-}
-
-// generate runs oapi-codegen on notesclient/openapi-3.0.json, writing out
-// (relative to notesclient, or absolute), and returns what it wrote.
-func generate(t *testing.T, out string) []byte {
-	t.Helper()
-	abs := out
-	if !filepath.IsAbs(out) {
-		var err error
-		if abs, err = filepath.Abs(filepath.Join("notesclient", out)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Generous: the first run compiles the generator.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "tool", "oapi-codegen", "-config", "oapi-codegen.yaml", "-o", abs, "openapi-3.0.json")
-	cmd.Dir = "notesclient"
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("oapi-codegen: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
