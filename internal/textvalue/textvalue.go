@@ -14,15 +14,19 @@ import (
 // Set sets the addressable value f from s: through f's
 // encoding.TextUnmarshaler if it has one, as a time.Duration
 // (time.ParseDuration), or as a string, bool (strconv.ParseBool), integer
-// in decimal, or float, within the size of f's type.
+// in decimal, or float, within the size of f's type. f is left as it
+// was when s does not parse (unless its UnmarshalText changes it).
 func Set(f reflect.Value, s string) error {
 	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		return u.UnmarshalText([]byte(s))
 	}
 	if d, ok := f.Addr().Interface().(*time.Duration); ok {
 		v, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
 		*d = v
-		return err
+		return nil
 	}
 	switch f.Kind() {
 	case reflect.String:
