@@ -152,6 +152,40 @@ func TestHostAndPaths(t *testing.T) {
 	}
 }
 
+// No spelling of a path reaches vane around the host's middleware: with a
+// refused token, nothing is answered 2xx, and every answer went through
+// the host's middleware.
+func TestNoWayAroundTheHost(t *testing.T) {
+	paths := []string{
+		"/api/notes/7", "/api//notes/7", "/api/./notes/7", "/api/x/../notes/7", "/api/notes/7/", "/api/notes/%37",
+		"/api%2Fnotes/7", "/API/notes/7", "/api/openapi.json", "/api/docs", "/api/me",
+		"/tenants/acme/api/notes/7", "/tenants/acme/api/raw/1", "/tenants/acme/../../api/notes/7", "/tenants//api/notes/7",
+	}
+	for _, h := range hosts {
+		t.Run(h.name, func(t *testing.T) {
+			srv := app(t, h)
+			for _, method := range []string{"GET", "HEAD", "POST", "OPTIONS"} {
+				for _, path := range paths {
+					req, err := http.NewRequest(method, srv.URL+path, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					req.URL.Opaque = path // sent as written, not cleaned by the client
+					req.Header.Set("Authorization", "Bearer bad")
+					res, err := http.DefaultTransport.RoundTrip(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Body.Close()
+					if res.StatusCode/100 == 2 || res.Header.Get("X-Operation") != "" {
+						t.Errorf("%s %s with a refused token: %d, X-Operation %q", method, path, res.StatusCode, res.Header.Get("X-Operation"))
+					}
+				}
+			}
+		})
+	}
+}
+
 // A parameter of the prefix is a path parameter of vane's operations and
 // routes: typed inputs bind it and vane.Param reads it.
 func TestParameterInThePrefix(t *testing.T) {
