@@ -371,6 +371,7 @@ func TestNames(t *testing.T) {
 		MaxBodyMB   int
 		ID          string
 		V2Key       string
+		CORSOrigins []string
 	}
 	var help bytes.Buffer
 	err := (&cli.App[names]{Name: "x", EnvPrefix: "X_"}).Run(context.Background(), []string{"help"}, func(string) string { return "" }, &help, io.Discard)
@@ -380,6 +381,7 @@ func TestNames(t *testing.T) {
 	for _, want := range []string{
 		"-database-url string\n    \t($X_DATABASE_URL)", "-http-addr string\n    \t($X_HTTP_ADDR)",
 		"-max-body-mb int\n    \t($X_MAX_BODY_MB)", "-id string\n    \t($X_ID)", "-v2-key string\n    \t($X_V2_KEY)",
+		"-cors-origins list\n    \t($X_CORS_ORIGINS)",
 	} {
 		if !strings.Contains(help.String(), want) {
 			t.Errorf("the help lacks %q:\n%s", want, help.String())
