@@ -52,9 +52,10 @@ const acceptPatch = MergePatchType + ", " + JSONPatchType
 // (400, 422), evaluates the request's preconditions (If-Match,
 // If-None-Match, If-Unmodified-Since) against the ETag and Last-Modified
 // that get answered (a 412 when they fail; a time.Time Last-Modified
-// field is compared at full precision), applies the patch, and calls put with the result as its body and
-// If-Match set to get's ETag, so that put writes only over the version
-// the patch was applied to. put's input must embed Conditional and write
+// field is compared at full precision), applies the patch, and calls put
+// with the result as its body and If-Match set to get's ETag, so that put
+// writes only over the version the patch was applied to. put's input
+// must embed Conditional and write
 // with Conditional.Write (a compare-and-swap); get's output must set an
 // ETag header field; MergePatch panics otherwise. When put answers 412
 // (another writer came between the read and the write), the patch is
