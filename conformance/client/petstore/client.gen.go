@@ -607,7 +607,7 @@ type DeletePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 }
 
@@ -647,7 +647,7 @@ type PatchPetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 }
 
@@ -708,7 +708,7 @@ type UpdatePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 }
 
@@ -2454,6 +2454,8 @@ type GetPetResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2479,6 +2481,11 @@ func (r GetPetResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
 func (r GetPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -3666,6 +3673,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed

@@ -9,7 +9,8 @@ type DeletePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
@@ -56,7 +57,8 @@ type PatchPetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
@@ -77,7 +79,8 @@ type UpdatePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64

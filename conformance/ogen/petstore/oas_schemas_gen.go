@@ -276,6 +276,10 @@ type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
 
+type GetPetPreconditionFailed Problem
+
+func (*GetPetPreconditionFailed) getPetRes() {}
+
 type GetPetServiceUnavailable Problem
 
 func (*GetPetServiceUnavailable) getPetRes() {}

@@ -130,6 +130,14 @@ func (s PatchPetReqApplicationJSONPatchJSON) Validate() error {
 	if alias == nil {
 		return errors.New("nil is invalid value")
 	}
+	if err := (validate.Array{
+		MinLength:    0,
+		MinLengthSet: false,
+		MaxLength:    1000,
+		MaxLengthSet: true,
+	}).ValidateLength(len(alias)); err != nil {
+		return errors.Wrap(err, "array")
+	}
 	var failures []validate.FieldError
 	for i, elem := range alias {
 		if err := func() error {
