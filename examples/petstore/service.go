@@ -19,6 +19,7 @@ import (
 // options are the service's settings beyond its store and tokens.
 type options struct {
 	logger         *slog.Logger
+	cursorKey      []byte         // signs the list cursors; replicas share it. Empty: a random key of this process
 	trustedProxies []netip.Prefix // whose X-Forwarded-For is believed
 	corsOrigins    []string       // origins whose browsers may call the API; none: no CORS headers
 	timeout        time.Duration  // for each API request; 0: none
@@ -78,7 +79,7 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		api.Use(middleware.Timeout(o.timeout))
 	}
 	api.Use(finishWhatStarts)
-	a := registerAPI(api, store, tokens)
+	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
 	vane.Stream(r, "/pets/events", eventTypes,

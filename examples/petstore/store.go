@@ -349,6 +349,14 @@ func ftsMatch(q string) (match string, whole bool) {
 // pet_name_affixes: ASCII white space.
 func isNameSpace(r rune) bool { return strings.ContainsRune(" \t\n\r\f\v", r) }
 
+// tagSet returns tags sorted, each once: the set a tag filter asks for.
+func tagSet(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(tags)))
+}
+
 // whereOf joins conditions into a WHERE clause, or nothing.
 func whereOf(conds []string) string {
 	if len(conds) == 0 {
