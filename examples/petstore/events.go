@@ -163,6 +163,8 @@ type feed struct {
 	store  *Store
 	listen string // a PostgreSQL URL to LISTEN on; "" for none (SQLite)
 	logger *slog.Logger
+	// listenFn, when not nil, replaces listenOnce in listenLoop.
+	listenFn func(ctx context.Context) (listened bool, err error)
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -289,15 +291,26 @@ func (f *feed) read(ctx context.Context) error {
 }
 
 // listenLoop keeps a connection that LISTENs for the notifications of
-// every replica's commits, and pokes the feed for each; it reconnects,
-// with backoff, whenever the connection fails.
+// every replica's commits, and pokes the feed for each. It reconnects
+// whenever the connection fails, after a wait that doubles with each
+// attempt that fails (listenRetryMin to listenRetryMax) and starts again
+// from listenRetryMin once a connection has listened: a database that
+// restarts is listened to again within listenRetryMin of its return,
+// however often it failed before.
 func (f *feed) listenLoop(ctx context.Context) {
 	defer f.done.Done()
-	backoff := 100 * time.Millisecond
+	listen := f.listenOnce
+	if f.listenFn != nil {
+		listen = f.listenFn
+	}
+	backoff := listenRetryMin
 	for ctx.Err() == nil {
-		err := f.listenOnce(ctx)
+		listened, err := listen(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if listened {
+			backoff = listenRetryMin
 		}
 		f.logger.Warn("listening for events; reconnecting", "error", err, "in", backoff)
 		select {
@@ -305,23 +318,32 @@ func (f *feed) listenLoop(ctx context.Context) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		backoff = min(2*backoff, listenRetryMax)
 	}
 }
 
-func (f *feed) listenOnce(ctx context.Context) error {
+// The waits of listenLoop between its attempts to listen.
+const (
+	listenRetryMin = 100 * time.Millisecond
+	listenRetryMax = 5 * time.Second
+)
+
+// listenOnce connects to f.listen and LISTENs there, poking the feed for
+// each notification, until the connection fails or ctx ends. listened
+// reports whether it got as far as listening.
+func (f *feed) listenOnce(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.Connect(ctx, f.listen)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+eventsChannel); err != nil {
-		return err
+		return false, err
 	}
 	f.poke() // what was committed while the connection was down
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
+			return true, err
 		}
 		f.poke()
 	}
