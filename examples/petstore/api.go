@@ -178,8 +178,8 @@ type ListPets struct {
 	Total   bool        `query:"total" doc:"Also count every matching pet (total). Counting costs a scan of every match, so it is only done when asked."`
 	Species string      `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string      `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
-	Tags    []string    `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
-	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name."`
+	Tags    []string    `query:"tag" maxItems:"5" maxLength:"32" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
+	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators or bidirectional overrides). Three characters or more are found through an index; shorter searches read every name."`
 }
 
 // Page is one page of a list. It is generic: the document names

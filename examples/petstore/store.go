@@ -14,13 +14,21 @@ import (
 
 // PetInput is what a client sends to create or replace a pet. Its tags are
 // the whole contract: they validate the request and document the API.
+//
+// Every string it stores is one line of text: no control characters (C0,
+// DEL, C1), no line or paragraph separators, and no bidirectional
+// embeddings, overrides or isolates (U+202A–U+202E, U+2066–U+2069),
+// which would make a name display as another. A name and a tag have a
+// visible character too: not only white space or invisible formatting.
+// The patterns say so in the document's terms (the characters are
+// written as themselves, which ECMA-262 and Go's RE2 read alike).
 type PetInput struct {
-	Name      string   `json:"name" minLength:"1" maxLength:"80" doc:"The pet's name." example:"Rex"`
+	Name      string   `json:"name" minLength:"1" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides)." example:"Rex"`
 	Species   string   `json:"species" enum:"dog,cat,bird,fish,rabbit" example:"dog"`
 	Status    string   `json:"status,omitempty" enum:"available,pending,adopted" doc:"Where the pet is in the adoption process; available when absent."`
-	Tags      []string `json:"tags,omitempty" maxItems:"10" uniqueItems:"true" maxLength:"32" doc:"Free-form labels." example:"friendly,trained"`
+	Tags      []string `json:"tags,omitempty" maxItems:"10" uniqueItems:"true" maxLength:"32" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Free-form labels, each one line of text with a visible character." example:"friendly,trained"`
 	BirthDate string   `json:"birthDate,omitempty" format:"date" example:"2021-04-01"`
-	Owner     *string  `json:"owner,omitempty" nullable:"true" doc:"Who adopted the pet, if anyone."`
+	Owner     *string  `json:"owner,omitempty" nullable:"true" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Who adopted the pet, if anyone: one line of text."`
 }
 
 // Pet is a stored pet: the client's fields (embedded, so they appear at the
