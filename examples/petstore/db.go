@@ -126,7 +126,10 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locke
 	}
 	opts := []goose.ProviderOption{
 		goose.WithDisableGlobalRegistry(true),
-		goose.WithGoMigrations(goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil)),
+		goose.WithGoMigrations(
+			goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil),
+			goose.NewGoMigration(8, &goose.GoFunc{RunTx: refoldNames}, nil),
+		),
 	}
 	if locker != nil {
 		opts = append(opts, goose.WithSessionLocker(locker))
@@ -139,13 +142,51 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locke
 	for _, r := range results {
 		source := filepath.Base(r.Source.Path)
 		if r.Source.Type == goose.TypeGo {
-			source = "seed (pets.json)"
+			source = goMigrations[r.Source.Version]
 		}
 		logger.InfoContext(ctx, "migration applied", slog.Int64("version", r.Source.Version),
 			slog.String("source", source), slog.Duration("duration", r.Duration))
 	}
 	if err != nil {
 		return fmt.Errorf("migrating the %s database: %w", d.name, err)
+	}
+	return nil
+}
+
+// goMigrations name the migrations written in Go, by version, for the log.
+var goMigrations = map[int64]string{2: "seed (pets.json)", 8: "names folded by foldName"}
+
+// refoldNames stores foldName's folding of each name in name_folded where
+// it differs from what is stored; the indexes on name_folded follow.
+func refoldNames(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, name, name_folded FROM pets")
+	if err != nil {
+		return err
+	}
+	type refolded struct {
+		id     int64
+		folded string
+	}
+	var changed []refolded
+	for rows.Next() {
+		var r refolded
+		var name string
+		if err := rows.Scan(&r.id, &name, &r.folded); err != nil {
+			rows.Close()
+			return err
+		}
+		if f := foldName(name); f != r.folded {
+			changed = append(changed, refolded{r.id, f})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range changed {
+		if _, err := tx.ExecContext(ctx, "UPDATE pets SET name_folded = $1 WHERE id = $2", r.folded, r.id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -155,7 +155,7 @@ func insertSeed(ctx context.Context, tx *sql.Tx, d dialect, pets []seedPet, now 
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		args = append(args, p.id, p.in.Name, strings.ToLower(p.in.Name), p.in.Species, p.in.Status,
+		args = append(args, p.id, p.in.Name, foldName(p.in.Name), p.in.Species, p.in.Status,
 			nullable(p.in.BirthDate), p.in.Owner, now, now)
 		row(9)
 	}

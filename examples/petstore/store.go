@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // PetInput is what a client sends to create or replace a pet. Its tags are
@@ -180,7 +183,7 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	}
 	words := ""     // a search of words: its tsquery of pet_name_affixes
 	window := false // look among the next searchWindow pets first
-	if q := strings.ToLower(f.Query); q != "" {
+	if q := foldName(f.Query); q != "" {
 		var selective bool
 		if s.d.name == "postgres" {
 			words, selective = nameWordsQuery(q)
@@ -202,11 +205,14 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 			// of the names that contain the search; strpos keeps those.
 			where = append(where, "strpos(p.name_folded, "+arg(q)+") > 0")
 			window = !selective
+		case s.d.name == "sqlite":
+			// Shorter than a trigram: every name is read.
+			where = append(where, "instr(p.name_folded, "+arg(q)+") > 0")
 		default:
 			// PostgreSQL's trigram index serves this LIKE (three characters
 			// or more); shorter searches read every name.
 			where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(q)+"%")+` ESCAPE '\'`)
-			window = s.d.name == "postgres"
+			window = true
 		}
 	}
 	// fromArgs gives the FROM clause for the conditions in args: a search
@@ -402,6 +408,17 @@ func trimPage(pets []Pet, limit, total int, err error) ([]Pet, bool, int, error)
 	return pets, false, total, nil
 }
 
+// foldName is the one case folding of the names and the searches, applied
+// in Go to both, so that every way a search is answered (FTS5's trigram
+// index, instr, PostgreSQL's trigram and affix indexes, LIKE, strpos)
+// compares the same strings, byte for byte: Unicode's full case folding
+// (σ, ς and Σ are one letter; ß is ss; the Kelvin sign is k), then the
+// canonical composition (NFC: é typed as e and an accent is é). The
+// folded name is stored in name_folded, which the indexes read.
+func foldName(s string) string {
+	return norm.NFC.String(cases.Fold().String(s))
+}
+
 // escapeLike escapes the wildcards of a LIKE pattern.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
@@ -441,7 +458,7 @@ func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet
 	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now, Version: 1}
 	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
+		in.Name, foldName(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
 	if err != nil {
 		return Pet{}, err
 	}
@@ -483,7 +500,7 @@ func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (P
 	var p Pet
 	swapped := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		args := []any{in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
+		args := []any{in.Name, foldName(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
 			s.now().UTC().Truncate(time.Second), id}
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
 			birth_date = $5, owner = $6, updated_at = $7, version = version + 1 WHERE id = $8`+ifVersion(version, &args), args...)
