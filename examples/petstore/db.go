@@ -36,16 +36,31 @@ type dialect struct {
 	// tags is an expression giving the tags of the pet p as a JSON array,
 	// in order.
 	tags string
+	// join joins a table after the ones before it, in that order: the
+	// tables of a tag filter are read in the order written, each looked
+	// up in its index for the rows of the ones before.
+	join string
+	// petOfTag joins the pet p of the tag row t0, read by its ID for each
+	// row of t0 (never a walk of pets in step with t0's rows).
+	petOfTag string
 }
 
 var (
+	// SQLite keeps the order of a CROSS JOIN's tables.
 	sqlite = dialect{
-		name: "sqlite",
-		tags: `(SELECT json_group_array(tag ORDER BY position) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		name:     "sqlite",
+		tags:     `(SELECT json_group_array(tag ORDER BY position) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		join:     "CROSS JOIN",
+		petOfTag: "CROSS JOIN pets p ON p.id = t0.pet_id ",
 	}
+	// PostgreSQL plans the joins of the tags' lists itself (a merge of
+	// lists in ID order, or lookups); a LATERAL subquery that it cannot
+	// flatten (OFFSET 0) reads each pet by its ID.
 	postgres = dialect{
-		name: "postgres",
-		tags: `(SELECT COALESCE(json_agg(tag ORDER BY position), '[]'::json) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		name:     "postgres",
+		tags:     `(SELECT COALESCE(json_agg(tag ORDER BY position), '[]'::json) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		join:     "JOIN",
+		petOfTag: "CROSS JOIN LATERAL (SELECT * FROM pets WHERE pets.id = t0.pet_id OFFSET 0) p ",
 	}
 )
 

@@ -153,6 +153,12 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 // it. more reports whether a pet follows. With count, total is how many
 // match in all, which costs a scan of every match; without it, 0.
 //
+// Tags (f.Tags) are found through their index, which gives the pets of
+// a tag in ID order: a page of a tag costs the page, and a tag that no
+// pet has costs an index probe. With several tags, a page reads the pets
+// of the first (in sorted order) until it has its pets with all of them.
+// A search with tags checks the names of the tags' pets.
+//
 // A search (f.Query) of three characters or more reads an index. On
 // SQLite, FTS5 walks the names' trigrams in ID order, so a page of a
 // search costs the page too. On PostgreSQL the indexes (GIN) yield their
@@ -165,6 +171,41 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 // searchWindow pets by ID, and asks an index only when the window holds
 // too few.
 func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, limit int, count bool) (pets []Pet, more bool, total int, err error) {
+	q := s.listQueries(f, after, offset, limit, count)
+	if q.count != nil {
+		if err := s.db.QueryRowContext(ctx, q.count.text, q.count.args...).Scan(&total); err != nil {
+			return nil, false, 0, err
+		}
+	}
+	if q.window != nil {
+		pets, err = s.queryPets(ctx, q.window.text, q.window.args...)
+		if err != nil || len(pets) > limit {
+			return trimPage(pets, limit, total, err)
+		}
+	}
+	pets, err = s.queryPets(ctx, q.page.text, q.page.args...)
+	return trimPage(pets, limit, total, err)
+}
+
+// sqlQuery is a query's text and its arguments.
+type sqlQuery struct {
+	text string
+	args []any
+}
+
+// listQueries are the queries of a ListAfter: count counts every match
+// (nil unless asked); window looks for the page among the next
+// searchWindow pets by ID (nil unless a PostgreSQL search may be common),
+// and page is the page's query, run when there is no window or it holds
+// too few.
+type listQueries struct {
+	count, window, page *sqlQuery
+}
+
+// listQueries returns the queries of ListAfter(ctx, f, after, offset,
+// limit, count).
+func (s *Store) listQueries(f Filter, after int64, offset, limit int, count bool) listQueries {
+	var out listQueries
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -178,17 +219,47 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	if f.Status != "" {
 		where = append(where, "p.status = "+arg(f.Status))
 	}
-	for _, t := range f.Tags {
-		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
+	tags := tagSet(f.Tags)
+	var alsoAfter []string // columns equal to key, bounded by after too
+	if len(tags) > 0 {
+		// The tag index drives: pet_tags_tag (tag, pet_id) yields the pets
+		// of the first tag in ID order, from the page's start; the other
+		// tags' lists are joined in the same index, and each pet left is
+		// then read by its ID (the joins' order is fixed: see dialect).
+		// Nothing reads a pet without every tag.
+		from, key = "FROM pet_tags t0 ", "t0.pet_id"
+		where = append(where, "t0.tag = "+arg(tags[0]))
+		for i, t := range tags[1:] {
+			ti := "t" + strconv.Itoa(i+1)
+			from += s.d.join + " pet_tags " + ti + " ON " + ti + ".pet_id = t0.pet_id AND " + ti + ".tag = " + arg(t) + " "
+			alsoAfter = append(alsoAfter, ti+".pet_id")
+		}
+		from += s.d.petOfTag
+		if len(tags) > 1 {
+			// A tag that no pet has ends the query before it reads a pet:
+			// each test is one probe of the index, made once (it depends
+			// on no row).
+			for _, t := range tags {
+				where = append(where, "(SELECT pet_id FROM pet_tags WHERE tag = "+arg(t)+" ORDER BY pet_id LIMIT 1) IS NOT NULL")
+			}
+		}
 	}
 	words := ""     // a search of words: its tsquery of pet_name_affixes
 	window := false // look among the next searchWindow pets first
 	if q := foldName(f.Query); q != "" {
 		var selective bool
-		if s.d.name == "postgres" {
+		if s.d.name == "postgres" && len(tags) == 0 {
 			words, selective = nameWordsQuery(q)
 		}
 		switch {
+		case len(tags) > 0:
+			// The tag index drives (above): the name of each of its pets
+			// is checked.
+			contains := "instr"
+			if s.d.name == "postgres" {
+				contains = "strpos"
+			}
+			where = append(where, contains+"(p.name_folded, "+arg(q)+") > 0")
 		case s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3:
 			// A phrase of the trigram index finds the names that contain
 			// the search, in rowid order. A search of several words asks
@@ -228,27 +299,24 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	}
 	if count {
 		from, args := fromArgs(args)
-		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) "+from+whereOf(where), args...).Scan(&total); err != nil {
-			return nil, false, 0, err
-		}
+		out.count = &sqlQuery{"SELECT COUNT(*) " + from + whereOf(where), args}
 	}
 	if after > 0 {
-		where = append(where, key+" > "+arg(after))
+		for _, k := range append([]string{key}, alsoAfter...) {
+			where = append(where, k+" > "+arg(after))
+		}
 	}
 	tail := " ORDER BY " + key + " LIMIT " + arg(limit+1) + " OFFSET " + arg(offset)
 	if window && offset == 0 {
 		// The window: the next pets by ID, read in order, filtered.
 		n := len(args)
 		windowFrom := "FROM (SELECT * FROM pets p WHERE p.id > " + arg(after) + " ORDER BY p.id LIMIT " + arg(searchWindow) + ") p "
-		pets, err = s.queryPets(ctx, s.selectPets(windowFrom)+whereOf(where)+tail, args...)
-		if err != nil || len(pets) > limit {
-			return trimPage(pets, limit, total, err)
-		}
-		args = args[:n]
+		out.window = &sqlQuery{s.selectPets(windowFrom) + whereOf(where) + tail, args}
+		args = args[:n:n]
 	}
 	from, args = fromArgs(args)
-	pets, err = s.queryPets(ctx, s.selectPets(from)+whereOf(where)+tail, args...)
-	return trimPage(pets, limit, total, err)
+	out.page = &sqlQuery{s.selectPets(from) + whereOf(where) + tail, args}
+	return out
 }
 
 // searchWindow is how many pets by ID a PostgreSQL search reads in order
