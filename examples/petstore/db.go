@@ -23,7 +23,7 @@ import (
 // types (BLOB or BYTEA, AUTOINCREMENT or an identity column).
 //
 //go:embed migrations
-var migrations embed.FS
+var migrationFiles embed.FS
 
 // The pets the service starts with, inserted once by the second migration.
 //
@@ -135,21 +135,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker l
 // directory, then the seed. goose records each in its version table
 // (goose_db_version), in the same transaction as the migration itself.
 func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, logger *slog.Logger) error {
-	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
-	if err != nil {
-		return err
-	}
-	opts := []goose.ProviderOption{
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithGoMigrations(
-			goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil),
-			goose.NewGoMigration(8, &goose.GoFunc{RunTx: refoldNames}, nil),
-		),
-	}
-	if locker != nil {
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := goose.NewProvider(gd, db, fsys, opts...)
+	p, err := migrations(db, d, gd, locker)
 	if err != nil {
 		return err
 	}
@@ -204,6 +190,25 @@ func refoldNames(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// migrations returns the goose provider of db's migrations.
+func migrations(db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker) (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrationFiles, "migrations/"+d.name)
+	if err != nil {
+		return nil, err
+	}
+	opts := []goose.ProviderOption{
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithGoMigrations(
+			goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil),
+			goose.NewGoMigration(8, &goose.GoFunc{RunTx: refoldNames}, nil),
+		),
+	}
+	if locker != nil {
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	return goose.NewProvider(gd, db, fsys, opts...)
 }
 
 // seed inserts the pets of pets.json. It runs once per database, as a

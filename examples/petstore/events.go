@@ -33,6 +33,14 @@ type PetDeleted struct {
 	ID int64 `json:"id"`
 }
 
+// PetRedacted stands, in the history a reconnecting client is replayed,
+// for a created or updated event of a pet deleted since: a deleted pet's
+// data is kept neither in the pets nor in the events. The pet's deleted
+// event follows it.
+type PetRedacted struct {
+	ID int64 `json:"id"`
+}
+
 // EventsReset is sent first to a client whose Last-Event-ID is older than
 // the events the service keeps, or names no event the database ever had:
 // it has missed changes, and should read the pets again.
@@ -41,7 +49,8 @@ type EventsReset struct {
 }
 
 // eventTypes are the stream's events by name, as its document lists them.
-var eventTypes = map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}, "reset": EventsReset{}}
+var eventTypes = map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{},
+	"redacted": PetRedacted{}, "reset": EventsReset{}}
 
 // EventsInput is the input of GET /pets/events.
 type EventsInput struct {
@@ -82,6 +91,20 @@ func (s *Store) addEvent(ctx context.Context, tx *sql.Tx, kind string, petID int
 	if err == nil && s.d.name == "postgres" {
 		_, err = tx.ExecContext(ctx, "SELECT pg_notify($1, '')", eventsChannel)
 	}
+	return err
+}
+
+// redactEvents replaces, with tx, the created and updated events of the
+// pet petID, which tx deletes, by redacted events that hold its ID only:
+// what the pet was (its name, its owner) leaves the replayable history in
+// the transaction that deletes it. The events keep their IDs and order.
+func redactEvents(ctx context.Context, tx *sql.Tx, petID int64) error {
+	payload, err := json.Marshal(PetRedacted{ID: petID})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, "UPDATE pet_events SET kind = 'redacted', payload = $1 WHERE pet_id = $2 AND kind IN ('created', 'updated')",
+		string(payload), petID)
 	return err
 }
 
@@ -445,9 +468,10 @@ func sendStored(send vane.Sender, e storedEvent) error {
 
 // eventDecoders turn a stored payload into the event's typed data, by kind.
 var eventDecoders = map[string]func([]byte) (any, error){
-	"created": decodeAs[PetCreated],
-	"updated": decodeAs[PetUpdated],
-	"deleted": decodeAs[PetDeleted],
+	"created":  decodeAs[PetCreated],
+	"updated":  decodeAs[PetUpdated],
+	"deleted":  decodeAs[PetDeleted],
+	"redacted": decodeAs[PetRedacted],
 }
 
 func decodeAs[T any](payload []byte) (any, error) {

@@ -85,7 +85,9 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	vane.Stream(r, "/pets/events", eventTypes,
 		a.serveEvents, summary("Follow changes to pets", "petEvents"),
 		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
-			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed."))
+			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
+			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+
+			"which hold its ID only."))
 	// /pets/events has GET only: the other methods are answered 405, as the
 	// document says, rather than reaching /pets/{id} with id "events".
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

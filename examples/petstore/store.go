@@ -620,14 +620,15 @@ func missedSwap(version int64) error {
 }
 
 // Delete removes the pet with id, its tags and its photo, whatever its
-// version.
+// version, and its data from the events (redactEvents).
 func (s *Store) Delete(ctx context.Context, id int64) error {
 	_, err := s.DeleteIf(ctx, id, 0)
 	return err
 }
 
-// DeleteIf removes the pet with id if its version is still version (0:
-// any), and reports whether it did. An unknown pet is errNotFound.
+// DeleteIf removes the pet with id, as Delete does, if its version is
+// still version (0: any), and reports whether it did. An unknown pet is
+// errNotFound.
 func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		args := []any{id}
@@ -637,6 +638,9 @@ func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return orErr(err, missedSwap(version))
+		}
+		if err := redactEvents(ctx, tx, id); err != nil {
+			return err
 		}
 		return s.addEvent(ctx, tx, "deleted", id, PetDeleted{ID: id})
 	})

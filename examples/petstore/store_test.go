@@ -160,7 +160,8 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 // UpdateIf and DeleteIf write only at the version they are given; every
-// change grows the version by one and adds its event, in order.
+// change grows the version by one and adds its event, in order; the
+// delete redacts the events before it.
 func TestStoreCompareAndSwap(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		ctx := context.Background()
@@ -189,6 +190,9 @@ func TestStoreCompareAndSwap(t *testing.T) {
 		if got, err := s.Get(ctx, p.ID); err != nil || got.Name != "Nemo" || got.Version != 3 {
 			t.Errorf("after the refused writes: %+v, %v", got, err)
 		}
+		if evs, err := s.EventsAfter(ctx, 0, 100); err != nil || len(evs) != 3 || evs[0].Kind != "created" || evs[1].Kind != "updated" || evs[2].Kind != "updated" {
+			t.Errorf("events before the delete: %+v, %v", evs, err)
+		}
 		if ok, err := s.DeleteIf(ctx, p.ID, 3); !ok || err != nil {
 			t.Errorf("delete at the current version: %v, %v", ok, err)
 		}
@@ -206,7 +210,8 @@ func TestStoreCompareAndSwap(t *testing.T) {
 			}
 			kinds = append(kinds, e.Kind)
 		}
-		if got := strings.Join(kinds, ","); got != "created,updated,updated,deleted" {
+		// The delete redacted the pet's earlier events, in their places.
+		if got := strings.Join(kinds, ","); got != "redacted,redacted,redacted,deleted" {
 			t.Errorf("events: %s", got)
 		}
 	})
