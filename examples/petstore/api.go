@@ -19,6 +19,7 @@ import (
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/openapi"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 )
 
 // api holds what the handlers need. Each handler is a plain function from a
@@ -46,7 +47,10 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o optio
 		describe("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
 	vane.Get(r, "/pets/{id}", a.getPet, summary("Get a pet", "getPet"), responds(404, "No pet has this ID."))
 	vane.Get(r, "/pets/{id}/photo", a.getPhoto, summary("Download a pet's photo", "getPetPhoto"),
-		responds(404, "No pet has this ID, or it has no photo."))
+		responds(404, "No pet has this ID, or it has no photo."),
+		responds(http.StatusNotAcceptable, "Accept does not accept the photo's media type."),
+		describe("The photo as it was uploaded, with its media type, and an ETag (its SHA-256): "+
+			"a GET whose If-None-Match names it is answered 304 Not Modified."))
 
 	// Writing needs a bearer token. The group's middleware checks it; the
 	// operations declare it (Security) so that the document says so and
@@ -417,14 +421,30 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 
 // PhotoFile is a binary response: a []byte Body is written as it is, with
 // the Content-Type its header field gives; its mediaType tag documents
-// the types it may have.
+// the types it may have. Its ETag makes a GET conditional (If-None-Match:
+// 304 Not Modified, without the bytes).
 type PhotoFile struct {
 	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
+	ETag         string `header:"ETag" doc:"The photo's version: the SHA-256 of its bytes."`
 	Body         []byte `mediaType:"image/*" doc:"The photo, in the type it was uploaded in."`
 }
 
-func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
+// GetPhoto is the input of GET /pets/{id}/photo: the pet, and the request,
+// whose Accept the photo's media type must satisfy (an untagged
+// *http.Request field gets the request).
+type GetPhoto struct {
+	ID      int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
+	Request *http.Request
+}
+
+func (a *api) getPhoto(ctx context.Context, in *GetPhoto) (*PhotoFile, error) {
+	// A photo's media type is known once it is read; a request that
+	// accepts none of the types a photo may have is refused before.
+	accept := in.Request.Header["Accept"]
+	if !slices.ContainsFunc(photoTypes, func(mt string) bool { return respond.Accepts(accept, mt) }) {
+		return nil, notAcceptable(photoTypes...)
+	}
 	ph, err := a.store.Photo(ctx, in.ID)
 	if errors.Is(err, errNotFound) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
@@ -432,7 +452,28 @@ func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
 	if err != nil {
 		return nil, a.storeError(ctx, err, in.ID)
 	}
-	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
+	if !respond.Accepts(accept, ph.ContentType) {
+		return nil, notAcceptable(ph.ContentType)
+	}
+	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", ETag: `"` + ph.SHA256 + `"`, Body: ph.Data}, nil
+}
+
+// notAcceptable is the 406 Not Acceptable of a request whose Accept
+// accepts none of the media types types.
+func notAcceptable(types ...string) error {
+	return vane.Error(http.StatusNotAcceptable, "none of the media types in Accept can be sent; this answers with "+strings.Join(types, ", "))
+}
+
+// acceptsEvents answers 406 Not Acceptable, before the stream starts, to
+// a request whose Accept does not accept text/event-stream.
+func (a *api) acceptsEvents(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !respond.Accepts(req.Header["Accept"], vane.EventStreamType) {
+			a.router.WriteError(w, req, notAcceptable(vane.EventStreamType))
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
 }
 
 // ---- Authentication ----

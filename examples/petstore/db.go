@@ -155,7 +155,7 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locke
 }
 
 // goMigrations name the migrations written in Go, by version, for the log.
-var goMigrations = map[int64]string{2: "seed (pets.json)", 8: "names folded by foldName"}
+var goMigrations = map[int64]string{2: "seed (pets.json)", 8: "names folded by foldName", 11: "photos hashed"}
 
 // refoldNames stores foldName's folding of each name in name_folded where
 // it differs from what is stored; the indexes on name_folded follow.
@@ -192,6 +192,37 @@ func refoldNames(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// hashPhotos stores the SHA-256 of each photo that has none.
+func hashPhotos(ctx context.Context, tx *sql.Tx) error {
+	var ids []int64
+	rows, err := tx.QueryContext(ctx, "SELECT pet_id FROM pet_photos WHERE sha256 IS NULL")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		var data []byte
+		if err := tx.QueryRowContext(ctx, "SELECT data FROM pet_photos WHERE pet_id = $1", id).Scan(&data); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE pet_photos SET sha256 = $1 WHERE pet_id = $2", photoHash(data), id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // migrations returns the goose provider of db's migrations.
 func migrations(db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker) (*goose.Provider, error) {
 	fsys, err := fs.Sub(migrationFiles, "migrations/"+d.name)
@@ -203,6 +234,7 @@ func migrations(db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLock
 		goose.WithGoMigrations(
 			goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil),
 			goose.NewGoMigration(8, &goose.GoFunc{RunTx: refoldNames}, nil),
+			goose.NewGoMigration(11, &goose.GoFunc{RunTx: hashPhotos}, nil),
 		),
 	}
 	if locker != nil {

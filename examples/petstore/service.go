@@ -82,8 +82,9 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r, "/pets/events", eventTypes,
+	vane.Stream(r.Group("", a.acceptsEvents), "/pets/events", eventTypes,
 		a.serveEvents, summary("Follow changes to pets", "petEvents"),
+		responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
 		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
 			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
 			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+

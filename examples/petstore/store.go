@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -52,6 +54,9 @@ type Pet struct {
 type Photo struct {
 	ContentType string
 	Data        []byte
+	// SHA256 is the hex SHA-256 of Data, set by the store: the photo's
+	// version, which its ETag names.
+	SHA256 string
 }
 
 // Filter selects pets for List. Zero fields match everything.
@@ -661,9 +666,9 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return orErr(err, errNotFound)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO pet_photos (pet_id, content_type, data) VALUES ($1, $2, $3)
-			ON CONFLICT (pet_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data`,
-			id, ph.ContentType, ph.Data)
+		_, err = tx.ExecContext(ctx, `INSERT INTO pet_photos (pet_id, content_type, data, sha256) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (pet_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data, sha256 = excluded.sha256`,
+			id, ph.ContentType, ph.Data, photoHash(ph.Data))
 		if err != nil {
 			return err
 		}
@@ -675,11 +680,17 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	return p, err
 }
 
+// photoHash is the hex SHA-256 of a photo's bytes.
+func photoHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 // Photo returns the photo of the pet with id.
 func (s *Store) Photo(ctx context.Context, id int64) (Photo, error) {
 	var ph Photo
-	err := s.db.QueryRowContext(ctx, "SELECT content_type, data FROM pet_photos WHERE pet_id = $1", id).
-		Scan(&ph.ContentType, &ph.Data)
+	err := s.db.QueryRowContext(ctx, "SELECT content_type, data, sha256 FROM pet_photos WHERE pet_id = $1", id).
+		Scan(&ph.ContentType, &ph.Data, &ph.SHA256)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Photo{}, errNotFound
 	}
