@@ -250,7 +250,7 @@ func seed(ctx context.Context, tx *sql.Tx) error {
 	if err := json.Unmarshal(seedPets, &pets); err != nil {
 		return fmt.Errorf("pets.json: %w", err)
 	}
-	now := time.Now().UTC().Truncate(time.Second)
+	now := modTime(time.Now())
 	for _, p := range pets {
 		if _, err := insertPet(ctx, tx, p, now); err != nil {
 			return err

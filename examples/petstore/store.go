@@ -515,7 +515,7 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second)); err != nil {
+		if p, err = insertPet(ctx, tx, in, modTime(s.now())); err != nil {
 			return err
 		}
 		return s.addEvent(ctx, tx, "created", p.ID, PetCreated{Pet: p})
@@ -574,7 +574,7 @@ func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (P
 	swapped := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		args := []any{in.Name, foldName(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
-			s.now().UTC().Truncate(time.Second), id}
+			modTime(s.now()), id}
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
 			birth_date = $5, owner = $6, updated_at = $7, version = version + 1 WHERE id = $8`+ifVersion(version, &args), args...)
 		if err != nil {
@@ -659,7 +659,7 @@ func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", modTime(s.now()), id)
 		if err != nil {
 			return err
 		}
@@ -723,6 +723,15 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		s.feed.poke() // this process's streams read the new events at once
 	}
 	return nil
+}
+
+// modTime is t as the store keeps the times of its pets: UTC, to the
+// microsecond, the precision of PostgreSQL's timestamps (and SQLite keeps
+// what it is given), so that a pet read back has the time it was written
+// with. Writes within one second have different times: a date
+// precondition can tell them apart.
+func modTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
 }
 
 // nullable maps "" to SQL NULL.

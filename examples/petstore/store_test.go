@@ -464,3 +464,34 @@ func TestStoreReplicasStartTogether(t *testing.T) {
 		t.Errorf("another replica reads %+v, %v", got, err)
 	}
 }
+
+// A pet's times are kept to the microsecond: two writes within one second
+// have different modification times, read back as written, so that a
+// date precondition can tell them apart.
+func TestStoreKeepsSubSecondTimes(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.freshStore(t)
+		at := time.Date(2026, 11, 27, 12, 0, 0, 100_000_999, time.UTC)
+		s.now = func() time.Time { return at }
+		p, err := s.Create(ctx, PetInput{Name: "Quick", Species: "cat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(300 * time.Millisecond)
+		u, err := s.Update(ctx, p.ID, PetInput{Name: "Quicker", Species: "cat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := time.Date(2026, 11, 27, 12, 0, 0, 400_000_000, time.UTC)
+		if !p.UpdatedAt.Equal(time.Date(2026, 11, 27, 12, 0, 0, 100_000_000, time.UTC)) || !u.UpdatedAt.Equal(want) ||
+			!got.UpdatedAt.Equal(want) || !got.CreatedAt.Equal(p.CreatedAt) {
+			t.Errorf("created %v, updated %v, read back %v (created %v); want the microseconds kept",
+				p.UpdatedAt, u.UpdatedAt, got.UpdatedAt, got.CreatedAt)
+		}
+	})
+}
