@@ -138,7 +138,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(requestIDHandler{handler})
 	// What logs through slog's default (vane's "operation failed"
-	// records, the log package) is written as the service's own records.
+	// records, the log package) is written as the service's own records,
+	// while run runs: slog's default is the process's, one service's.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(logger)
 	trusted, err := middleware.ParseTrustedProxies(*proxies)

@@ -105,15 +105,7 @@ func TestSearchPagesMatchAScan(t *testing.T) {
 	defer func(w int) { searchWindow = w }(searchWindow)
 	searchWindow = 100
 	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		s := db.freshStore(t)
-		if err := s.Seed(ctx, 1500, nil); err != nil {
-			t.Fatal(err)
-		}
-		all, _, _, err := s.ListAfter(ctx, Filter{}, 0, 0, 2000, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, all := seededStore(t, db, 1500)
 		rare := strings.ToLower(all[1000].Name)
 		first, second, _ := strings.Cut(rare, " ")
 		for _, term := range []string{
@@ -128,23 +120,7 @@ func TestSearchPagesMatchAScan(t *testing.T) {
 					want = append(want, p.ID)
 				}
 			}
-			after, pages := int64(0), 0
-			for more := true; more; pages++ {
-				var page []Pet
-				page, more, _, err = s.ListAfter(ctx, Filter{Query: term}, after, 0, 7, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range page {
-					got = append(got, p.ID)
-				}
-				if more {
-					after = page[len(page)-1].ID
-				}
-				if pages > 400 {
-					t.Fatalf("%q: no end", term)
-				}
-			}
+			got = pagedIDs(t, s, Filter{Query: term}, 7)
 			if !slices.Equal(got, want) {
 				t.Errorf("%q: paged %d pets %v…, a scan finds %d %v…", term, len(got), head(got), len(want), head(want))
 			}
@@ -223,16 +199,7 @@ func TestSearchFindsEveryPart(t *testing.T) {
 							want = append(want, p.ID)
 						}
 					}
-					for after, more := int64(0), true; more; {
-						var page []Pet
-						if page, more, _, err = s.ListAfter(ctx, Filter{Query: q}, after, 0, 2, false); err != nil {
-							t.Fatalf("%q: %v", q, err)
-						}
-						for _, p := range page {
-							got = append(got, p.ID)
-							after = p.ID
-						}
-					}
+					got = pagedIDs(t, s, Filter{Query: q}, 2)
 					if !slices.Equal(got, want) {
 						t.Errorf("%q finds %v, want %v", q, got, want)
 					}

@@ -78,6 +78,45 @@ func names(pets []Pet) string {
 
 func ptr[T any](v T) *T { return &v }
 
+// seededStore opens a store on a new database with n generated pets
+// besides the seed, and returns it with all its pets.
+func seededStore(t *testing.T, db testDB, n int) (*Store, []Pet) {
+	t.Helper()
+	ctx := context.Background()
+	s := db.freshStore(t)
+	if err := s.Seed(ctx, n, nil); err != nil {
+		t.Fatal(err)
+	}
+	all, _, _, err := s.ListAfter(ctx, Filter{}, 0, 0, n+100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, all
+}
+
+// pagedIDs pages through the pets that match f, size a page, from the
+// first, and returns their IDs in the order the pages gave them.
+func pagedIDs(t *testing.T, s *Store, f Filter, size int) []int64 {
+	t.Helper()
+	var ids []int64
+	after := int64(0)
+	for pages, more := 0, true; more; pages++ {
+		if pages > 10_000 {
+			t.Fatalf("%+v: no last page", f)
+		}
+		page, m, _, err := s.ListAfter(context.Background(), f, after, 0, size, false)
+		if err != nil {
+			t.Fatalf("%+v: %v", f, err)
+		}
+		for _, p := range page {
+			ids = append(ids, p.ID)
+			after = p.ID
+		}
+		more = m
+	}
+	return ids
+}
+
 func TestStoreStartsWithTheSeed(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		s := db.freshStore(t)

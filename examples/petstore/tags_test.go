@@ -253,15 +253,7 @@ func (n planNode) walk(fn func(planNode)) {
 // by page, with the other filters, as a scan finds them.
 func TestTagFilterPagesMatchAScan(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		s := db.freshStore(t)
-		if err := s.Seed(ctx, 1500, nil); err != nil {
-			t.Fatal(err)
-		}
-		all, _, _, err := s.ListAfter(ctx, Filter{}, 0, 0, 2000, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, all := seededStore(t, db, 1500)
 		for _, f := range append(tagFilters, Filter{Tags: []string{"shy", "shy", "friendly"}}, Filter{Tags: []string{"shy"}, Query: "a"}) {
 			var want, got []int64
 			for _, p := range all {
@@ -271,20 +263,11 @@ func TestTagFilterPagesMatchAScan(t *testing.T) {
 					want = append(want, p.ID)
 				}
 			}
-			for after, more := int64(0), true; more; {
-				var page []Pet
-				if page, more, _, err = s.ListAfter(ctx, f, after, 0, 7, false); err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range page {
-					got = append(got, p.ID)
-					after = p.ID
-				}
-			}
+			got = pagedIDs(t, s, f, 7)
 			if !slices.Equal(got, want) {
 				t.Errorf("%+v: paged %d pets %v…, a scan finds %d %v…", f, len(got), head(got), len(want), head(want))
 			}
-			if _, _, total, err := s.ListAfter(ctx, f, 0, 0, 1, true); err != nil || total != len(want) {
+			if _, _, total, err := s.ListAfter(context.Background(), f, 0, 0, 1, true); err != nil || total != len(want) {
 				t.Errorf("%+v: a total of %d (%v), want %d", f, total, err, len(want))
 			}
 		}
