@@ -144,6 +144,21 @@ func (e PetEventsDeletedEvent) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsRedactedEvent.
+const (
+	Redacted PetEventsRedactedEvent = "redacted"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsRedactedEvent enum.
+func (e PetEventsRedactedEvent) Valid() bool {
+	switch e {
+	case Redacted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetEventsResetEvent.
 const (
 	Reset PetEventsResetEvent = "reset"
@@ -372,12 +387,12 @@ type Pet struct {
 	// Example: 1
 	Id *int64 `json:"id,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -386,7 +401,7 @@ type Pet struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags      *[]string  `json:"tags,omitempty"`
@@ -414,12 +429,12 @@ type PetInput struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -428,7 +443,7 @@ type PetInput struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetInputStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -439,6 +454,11 @@ type PetInputSpecies string
 
 // PetInputStatus Where the pet is in the adoption process; available when absent.
 type PetInputStatus string
+
+// PetRedacted defines model for PetRedacted.
+type PetRedacted struct {
+	Id int64 `json:"id"`
+}
 
 // PetUpdated defines model for PetUpdated.
 type PetUpdated struct {
@@ -514,6 +534,19 @@ type PetEventsDeleted struct {
 // PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
 type PetEventsDeletedEvent string
 
+// PetEventsRedacted The redacted event of petEvents.
+type PetEventsRedacted struct {
+	Data  PetRedacted            `json:"data"`
+	Event PetEventsRedactedEvent `json:"event"`
+	Id    *string                `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsRedactedEvent defines model for PetEventsRedacted.Event.
+type PetEventsRedactedEvent string
+
 // PetEventsReset The reset event of petEvents.
 type PetEventsReset struct {
 	Data  EventsReset         `json:"data"`
@@ -583,7 +616,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name.
+	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators or bidirectional overrides). Three characters or more are found through an index; shorter searches read every name.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
@@ -619,12 +652,12 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -633,7 +666,7 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PatchPetApplicationMergePatchPlusJSONBodyStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -923,7 +956,7 @@ type ClientInterface interface {
 
 	// PetEvents Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Corresponds with GET /pets/events (the `PetEvents` operationId).
 	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -980,6 +1013,8 @@ type ClientInterface interface {
 	UpdatePet(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPetPhoto Download a pet's photo
+	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 	//
 	// Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 	GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1060,7 +1095,7 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 
 // PetEvents Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Corresponds with GET /pets/events (the `PetEvents` operationId).
 func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1197,6 +1232,8 @@ func (c *Client) UpdatePet(ctx context.Context, id int64, params *UpdatePetParam
 }
 
 // GetPetPhoto Download a pet's photo
+//
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 //
 // Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 func (c *Client) GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1905,7 +1942,7 @@ type ClientWithResponsesInterface interface {
 
 	// PetEventsWithResponse Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1968,6 +2005,8 @@ type ClientWithResponsesInterface interface {
 	UpdatePetWithResponse(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
 
 	// GetPetPhotoWithResponse Download a pet's photo
+	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2290,6 +2329,8 @@ func (r CreatePetResponse) ContentType() string {
 type PetEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2298,6 +2339,11 @@ type PetEventsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2827,6 +2873,7 @@ func (r UpdatePetResponse) ContentType() string {
 // GetPetPhotoResponse200Headers the declared response headers of an HTTP 200 response for GetPetPhoto
 type GetPetPhotoResponse200Headers struct {
 	CacheControl *string
+	Etag         *string
 }
 
 type GetPetPhotoResponse struct {
@@ -2834,6 +2881,10 @@ type GetPetPhotoResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2849,6 +2900,16 @@ type GetPetPhotoResponse struct {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPetPhotoResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -3088,7 +3149,7 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body Cr
 
 // PetEventsWithResponse Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3199,6 +3260,8 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int6
 }
 
 // GetPetPhotoWithResponse Download a pet's photo
+//
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3519,6 +3582,13 @@ func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4035,12 +4105,29 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -4081,6 +4168,13 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 				return nil, err
 			}
 			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
 		}
 		response.Headers200 = &headers
 	}

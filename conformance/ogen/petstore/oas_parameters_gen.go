@@ -45,8 +45,9 @@ type ListPetsParams struct {
 	Status OptListPetsStatus `json:",omitempty,omitzero"`
 	// Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag []string `json:",omitempty"`
-	// Only pets whose name contains this, anywhere, ignoring case (no control characters). Three
-	// characters or more are found through an index; shorter searches read every name.
+	// Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators
+	// or bidirectional overrides). Three characters or more are found through an index; shorter searches
+	// read every name.
 	Q OptString `json:",omitempty,omitzero"`
 }
 

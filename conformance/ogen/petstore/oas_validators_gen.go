@@ -390,7 +390,7 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -473,7 +473,7 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 							MaxLengthSet:  true,
 							Email:         false,
 							Hostname:      false,
-							Regex:         nil,
+							Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 							MinNumeric:    0,
 							MinNumericSet: false,
 							MaxNumeric:    0,
@@ -501,6 +501,36 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
@@ -554,7 +584,7 @@ func (s *Pet) Validate() error {
 			MaxLengthSet:  true,
 			Email:         false,
 			Hostname:      false,
-			Regex:         nil,
+			Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 			MinNumeric:    0,
 			MinNumericSet: false,
 			MaxNumeric:    0,
@@ -623,7 +653,7 @@ func (s *Pet) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -646,6 +676,36 @@ func (s *Pet) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
@@ -733,6 +793,8 @@ func (s PetEventsOKEventData) Validate() error {
 		return nil
 	case PetEventsDeletedPetEventsOKEventData:
 		return nil // no validation needed
+	case PetEventsRedactedPetEventsOKEventData:
+		return nil // no validation needed
 	case PetEventsResetPetEventsOKEventData:
 		return nil // no validation needed
 	case PetEventsUpdatedPetEventsOKEventData:
@@ -805,7 +867,7 @@ func (s *PetInput) Validate() error {
 			MaxLengthSet:  true,
 			Email:         false,
 			Hostname:      false,
-			Regex:         nil,
+			Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 			MinNumeric:    0,
 			MinNumericSet: false,
 			MaxNumeric:    0,
@@ -874,7 +936,7 @@ func (s *PetInput) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -897,6 +959,36 @@ func (s *PetInput) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
