@@ -2,6 +2,7 @@ package bind_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -315,6 +316,45 @@ func TestPathIntegerSpellingEndToEnd(t *testing.T) {
 		if strconv.Itoa(w.Code) != c.status || c.message != "" && (!strings.Contains(body, c.message) || !strings.Contains(body, `"path.id"`)) ||
 			c.status == "200" && strings.TrimSpace(body) != "1" {
 			t.Errorf("%s: %d %s", c.path, w.Code, body)
+		}
+	}
+}
+
+// A typed operation reads every member of a gzip body, and refuses
+// bytes after the last one, over a real connection.
+func TestGzipMembersEndToEnd(t *testing.T) {
+	r := vane.New()
+	vane.Post(r, "/echo", echo)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	member := func(s string) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(s))
+		w.Close()
+		return b.Bytes()
+	}
+	two := append(member(`{"name":"Re`), member(`x"}`)...)
+	for _, c := range []struct {
+		name   string
+		body   []byte
+		status int
+		want   string
+	}{
+		{"two members", two, 200, `{"name":"Rex"}`},
+		{"garbage after a member", append(member(`{"name":"Rex"}`), "garbage"...), 400, "not gzip throughout"},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"/echo", bytes.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Encoding", "gzip")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || !strings.Contains(string(body), c.want) {
+			t.Errorf("%s: %d %s", c.name, res.StatusCode, body)
 		}
 	}
 }
