@@ -320,10 +320,11 @@ func (s *eventStream) close() {
 	s.mu.Unlock()
 }
 
-// setStreamHeaders sets the headers of an event stream's answer: its type,
-// and no caching or buffering on the way.
+// setStreamHeaders sets the headers of an event stream's answer: its type
+// (nosniff: only that type), and no caching or buffering on the way.
 func setStreamHeaders(h http.Header) {
 	h.Set("Content-Type", EventStreamType)
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 }

@@ -11,7 +11,8 @@
 // otherwise the whole O is the body. A body is encoded with the operation's
 // codec (JSON by default), except a []byte or an io.Reader, which are sent
 // as they are (application/octet-stream unless a Content-Type header field
-// says otherwise, always with X-Content-Type-Options: nosniff).
+// says otherwise). Every answer carries X-Content-Type-Options: nosniff,
+// so that no browser takes a body for another type than it is sent as.
 package respond
 
 import (
@@ -365,6 +366,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		}
 	}
 	hdr := w.Header()
+	hdr["X-Content-Type-Options"] = nosniff // every answer: no browser guesses another type for the body
 	if o.bodyKind == outJSON && len(enc.list) > 1 {
 		// The body depends on Accept: a cache must not answer another
 		// request with it (RFC 9110 section 12.5.5), 304s included.
@@ -411,7 +413,6 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
-		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
@@ -425,7 +426,6 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
-		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		if r == nil {
 			return nil
@@ -479,6 +479,14 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		bodyBuffers.Put(buf)
 	}
 	return nil
+}
+
+// NoContent answers 204 No Content, with X-Content-Type-Options: nosniff
+// as every answer Write sends: an operation's answer when its handler
+// returns a nil output.
+func NoContent(w http.ResponseWriter) {
+	w.Header()["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // bodyBuffers hold the buffers JSON bodies are encoded into, by a codec

@@ -256,7 +256,9 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 	}
 	if req.Method == http.MethodOptions && m.autoOptions {
 		if allow := m.allowed(p); allow != "" {
-			w.Header().Set("Allow", allow)
+			h := w.Header()
+			h.Set("Allow", allow)
+			h["X-Content-Type-Options"] = nosniff
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
@@ -370,7 +372,9 @@ func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) 
 	if req.Method == http.MethodGet || req.Method == http.MethodHead {
 		code = http.StatusMovedPermanently
 	}
-	w.Header().Set("Location", target)
+	h := w.Header()
+	h.Set("Location", target)
+	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(code)
 }
 
