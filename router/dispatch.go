@@ -25,10 +25,14 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	// Only a target that is not origin-form, or whose query holds a '#',
 	// needs a closer look (checkTarget); a '#' in the path makes net/http
 	// keep the path as sent in RawPath, so dispatchEscaped looks there.
-	if t, q := req.RequestURI, req.URL.RawQuery; t != "" && t[0] != '/' || q != "" && strings.IndexByte(q, '#') >= 0 {
+	// Two tests on the way of a request without a query.
+	if t := req.RequestURI; t != "" && t[0] != '/' {
 		if m.refuseTarget(w, req) {
 			return
 		}
+	} else if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
+		writeProblem(w, http.StatusBadRequest, problemFragment)
+		return
 	}
 	f := m.flat.Load()
 	if f == nil {
