@@ -166,13 +166,15 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 // cursor scopes for one resource. It is JSON's spelling of an integer,
 // but for -0.
 func canonicalInt(s string) bool {
-	if s[0] == '-' {
-		s = s[1:] // strconv accepted s: a digit follows
-		if s[0] == '0' {
-			return false // "-0", or "-" and leading zeros
-		}
+	switch c := s[0]; {
+	case c > '0': // 1 to 9, the usual case: one test
+		return true
+	case c == '0':
+		return len(s) == 1
+	case c == '-':
+		return s[1] != '0' // strconv accepted s: a digit follows
 	}
-	return s[0] != '+' && (s[0] != '0' || len(s) == 1)
+	return false // '+'
 }
 
 // errIntSpelling is the message for an integer spelled another way than

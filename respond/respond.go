@@ -366,7 +366,6 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		}
 	}
 	hdr := w.Header()
-	hdr["X-Content-Type-Options"] = nosniff // every answer: no browser guesses another type for the body
 	if o.bodyKind == outJSON && len(enc.list) > 1 {
 		// The body depends on Accept: a cache must not answer another
 		// request with it (RFC 9110 section 12.5.5), 304s included.
@@ -401,8 +400,12 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
 		status = http.StatusNotModified
 	}
+	// Every answer is nosniff, set where each is written, after the
+	// header lookups: a lookup in an empty header costs nothing, in one
+	// that holds a key it hashes.
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		return nil
 	}
@@ -413,6 +416,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
@@ -426,6 +430,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		if r == nil {
 			return nil
@@ -472,6 +477,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
 		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
 	}
+	hdr["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	if buf != nil && cap(body) <= maxPooledBody {
