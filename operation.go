@@ -468,7 +468,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		return
 	}
 	if out == nil {
-		w.WriteHeader(http.StatusNoContent)
+		respond.NoContent(w)
 		return
 	}
 	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {

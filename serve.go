@@ -142,6 +142,7 @@ type ReadinessCheck struct {
 func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if s.Draining() {
 			problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down"))
 			return

@@ -11,7 +11,8 @@
 // otherwise the whole O is the body. A body is encoded with the operation's
 // codec (JSON by default), except a []byte or an io.Reader, which are sent
 // as they are (application/octet-stream unless a Content-Type header field
-// says otherwise, always with X-Content-Type-Options: nosniff).
+// says otherwise). Every answer carries X-Content-Type-Options: nosniff,
+// so that no browser takes a body for another type than it is sent as.
 package respond
 
 import (
@@ -454,8 +455,12 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 			}
 		}
 	}
+	// Every answer is nosniff, set where each is written, after the
+	// header lookups: a lookup in an empty header costs nothing, in one
+	// that holds a key it hashes.
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		return nil
 	}
@@ -506,6 +511,7 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
 		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
 	}
+	hdr["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	if buf != nil && cap(body) <= maxPooledBody {
@@ -594,6 +600,14 @@ func WithModTime(ctx context.Context, t *time.Time) context.Context {
 // If-Unmodified-Since fails for the answer it would get: the caller
 // answers 412 Precondition Failed.
 var ErrPreconditionFailed = errors.New("respond: a precondition failed")
+
+// NoContent answers 204 No Content, with X-Content-Type-Options: nosniff
+// as every answer Write sends: an operation's answer when its handler
+// returns a nil output.
+func NoContent(w http.ResponseWriter) {
+	w.Header()["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(http.StatusNoContent)
+}
 
 // bodyBuffers hold the buffers JSON bodies are encoded into, by a codec
 // that can append (codec.Appender); a buffer that grew past maxPooledBody
