@@ -251,6 +251,22 @@ func TestRunAsOperated(t *testing.T) {
 	if res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight from the configured origin: %d %v", res.StatusCode, res.Header)
 	}
+	// The headers the operations read and answer, as the document says
+	// (vane.Router.CORSHeaders): a page can make a conditional write,
+	// resume a stream, and read versions and next links.
+	for _, h := range []string{"if-unmodified-since", "if-match", "last-event-id", "content-encoding"} {
+		res, _ = send("OPTIONS", "/pets/1", http.Header{"Origin": {"https://app.example"}, "Access-Control-Request-Method": {"PUT"},
+			"Access-Control-Request-Headers": {h}})
+		if !strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), h) {
+			t.Errorf("preflight asking for %s: Access-Control-Allow-Headers %q", h, res.Header.Get("Access-Control-Allow-Headers"))
+		}
+	}
+	res, _ = send("GET", "/pets?limit=1", http.Header{"Origin": {"https://app.example"}})
+	for _, h := range []string{"ETag", "Link", "Retry-After", "WWW-Authenticate", "X-Request-Id"} {
+		if !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), h) {
+			t.Errorf("%s is not exposed: Access-Control-Expose-Headers %q", h, res.Header.Get("Access-Control-Expose-Headers"))
+		}
+	}
 	res, _ = send("GET", "/pets/1", http.Header{"Origin": {"https://evil.example"}})
 	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("another origin: %d %v", res.StatusCode, res.Header)

@@ -32,8 +32,9 @@ type options struct {
 //	RequestID         an ID for the request, from X-Request-Id or new
 //	RealIP            the client's address, behind the trusted proxies only
 //	Logger            one log line per request, when it is answered
-//	CORS              (rs/cors) for the configured origins, preflights included
 //	gzip              (klauspost/compress/gzhttp) responses of 1 KiB or more
+//	CORS              (rs/cors) for the configured origins, preflights included:
+//	                  the headers the operations read and answer, from the document
 //	router            /healthz and /readyz, then the API:
 //	  Timeout         the API's requests only, after routing
 //	  requireToken    the writing routes only
@@ -50,15 +51,6 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		middleware.RealIP(middleware.RealIPConfig{TrustedProxies: o.trustedProxies}),
 		middleware.Logger(o.logger),
 	)
-	if len(o.corsOrigins) > 0 {
-		r.Use(cors.New(cors.Options{
-			AllowedOrigins: o.corsOrigins,
-			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-			AllowedHeaders: []string{"Authorization", "Content-Type", "If-Match", "If-None-Match", "X-Request-Id"},
-			ExposedHeaders: []string{"Location", "ETag", "X-Request-Id"},
-			MaxAge:         600,
-		}).Handler)
-	}
 	r.Use(gzipped)
 
 	// Liveness: the process answers. Readiness: it can serve (its database
@@ -101,6 +93,18 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	vane.Docs(r, docsConfig())
+	if len(o.corsOrigins) > 0 {
+		// Added once every operation is registered: the headers a page may
+		// send and read are those the operations declare.
+		exposed, allowed := r.CORSHeaders()
+		r.Use(cors.New(cors.Options{
+			AllowedOrigins: o.corsOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowedHeaders: append(allowed, middleware.RequestIDHeader),
+			ExposedHeaders: append(exposed, middleware.RequestIDHeader),
+			MaxAge:         600,
+		}).Handler)
+	}
 	return r
 }
 
