@@ -480,7 +480,7 @@ func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w
 			p = q
 		}
 	}
-	problem.Write(w, p)
+	problem.Write(w, withRetryAfter(p))
 }
 
 // preconditions prepares the input's Conditional (a list over several
