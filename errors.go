@@ -228,7 +228,7 @@ func documentProblems(list []operation.Response, types []ProblemType, reg *schem
 		}
 		r := &list[i]
 		switch {
-		case pt.Description == "" || pt.Description == r.Description:
+		case pt.Description == "" || strings.Contains(r.Description, pt.Description):
 		case r.Description == "" || r.Description == http.StatusText(r.Status):
 			r.Description = pt.Description
 		default:
