@@ -860,7 +860,10 @@ func canonicalJSON(b []byte) []byte {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
-	if d.Decode(&v) != nil || d.More() {
+	if d.Decode(&v) != nil {
+		return b
+	}
+	if _, err := d.Token(); err != io.EOF { // more than one value
 		return b
 	}
 	out, err := json.Marshal(v)
