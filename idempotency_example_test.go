@@ -64,7 +64,7 @@ func ExampleIdempotent() {
 		fmt.Println(w.Code, w.Header().Get("Location"), w.Header().Get("Idempotent-Replayed"), strings.TrimSpace(w.Body.String()))
 	}
 	send(`"0b5c8e1e-2f1d-4c55-9a57-6f1f0c0f9e11"`, `{"from":"alice","to":"bob","amount":30}`)
-	send(`"0b5c8e1e-2f1d-4c55-9a57-6f1f0c0f9e11"`, `{"amount":30,"to":"bob","from":"alice"}`) // the retry: the same request
+	send(`"0b5c8e1e-2f1d-4c55-9a57-6f1f0c0f9e11"`, `{"amount":30,"to":"bob","from":"alice"}`)  // the retry: the same request
 	send(`"0b5c8e1e-2f1d-4c55-9a57-6f1f0c0f9e11"`, `{"from":"alice","to":"bob","amount":300}`) // another request, the same key
 	fmt.Println(len(ledger), "transfer")
 	// Output:
