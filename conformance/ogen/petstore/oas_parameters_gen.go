@@ -2,6 +2,16 @@
 
 package petstore
 
+// CreatePetParams is parameters of createPet operation.
+type CreatePetParams struct {
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
+}
+
 // DeletePetParams is parameters of deletePet operation.
 type DeletePetParams struct {
 	// Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
@@ -11,6 +21,12 @@ type DeletePetParams struct {
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
 	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }
@@ -58,6 +74,12 @@ type PatchPetParams struct {
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
 	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }
@@ -79,6 +101,12 @@ type UpdatePetParams struct {
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
 	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }

@@ -50,6 +50,44 @@ type CreatePetBadRequest Problem
 
 func (*CreatePetBadRequest) createPetRes() {}
 
+type CreatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*CreatePetConflict) createPetRes() {}
+
+type CreatePetCreatedIdempotentReplayed string
+
+const (
+	CreatePetCreatedIdempotentReplayedTrue CreatePetCreatedIdempotentReplayed = "true"
+)
+
+// AllValues returns all CreatePetCreatedIdempotentReplayed values.
+func (CreatePetCreatedIdempotentReplayed) AllValues() []CreatePetCreatedIdempotentReplayed {
+	return []CreatePetCreatedIdempotentReplayed{
+		CreatePetCreatedIdempotentReplayedTrue,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s CreatePetCreatedIdempotentReplayed) MarshalText() ([]byte, error) {
+	switch s {
+	case CreatePetCreatedIdempotentReplayedTrue:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *CreatePetCreatedIdempotentReplayed) UnmarshalText(data []byte) error {
+	switch CreatePetCreatedIdempotentReplayed(data) {
+	case CreatePetCreatedIdempotentReplayedTrue:
+		*s = CreatePetCreatedIdempotentReplayedTrue
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 type CreatePetInternalServerError Problem
 
 func (*CreatePetInternalServerError) createPetRes() {}
@@ -70,7 +108,7 @@ type CreatePetRequestTimeout Problem
 
 func (*CreatePetRequestTimeout) createPetRes() {}
 
-type CreatePetServiceUnavailable Problem
+type CreatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*CreatePetServiceUnavailable) createPetRes() {}
 
@@ -82,14 +120,64 @@ type CreatePetUnsupportedMediaType Problem
 
 func (*CreatePetUnsupportedMediaType) createPetRes() {}
 
+type DeletePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*DeletePetConflict) deletePetRes() {}
+
 type DeletePetInternalServerError Problem
 
 func (*DeletePetInternalServerError) deletePetRes() {}
 
 // DeletePetNoContent is response for DeletePet operation.
-type DeletePetNoContent struct{}
+type DeletePetNoContent struct {
+	IdempotentReplayed OptDeletePetNoContentIdempotentReplayed
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *DeletePetNoContent) GetIdempotentReplayed() OptDeletePetNoContentIdempotentReplayed {
+	return s.IdempotentReplayed
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *DeletePetNoContent) SetIdempotentReplayed(val OptDeletePetNoContentIdempotentReplayed) {
+	s.IdempotentReplayed = val
+}
 
 func (*DeletePetNoContent) deletePetRes() {}
+
+type DeletePetNoContentIdempotentReplayed string
+
+const (
+	DeletePetNoContentIdempotentReplayedTrue DeletePetNoContentIdempotentReplayed = "true"
+)
+
+// AllValues returns all DeletePetNoContentIdempotentReplayed values.
+func (DeletePetNoContentIdempotentReplayed) AllValues() []DeletePetNoContentIdempotentReplayed {
+	return []DeletePetNoContentIdempotentReplayed{
+		DeletePetNoContentIdempotentReplayedTrue,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s DeletePetNoContentIdempotentReplayed) MarshalText() ([]byte, error) {
+	switch s {
+	case DeletePetNoContentIdempotentReplayedTrue:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *DeletePetNoContentIdempotentReplayed) UnmarshalText(data []byte) error {
+	switch DeletePetNoContentIdempotentReplayed(data) {
+	case DeletePetNoContentIdempotentReplayedTrue:
+		*s = DeletePetNoContentIdempotentReplayedTrue
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 type DeletePetNotFound Problem
 
@@ -99,7 +187,7 @@ type DeletePetPreconditionFailed Problem
 
 func (*DeletePetPreconditionFailed) deletePetRes() {}
 
-type DeletePetServiceUnavailable Problem
+type DeletePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*DeletePetServiceUnavailable) deletePetRes() {}
 
@@ -202,9 +290,7 @@ func (s *GetPetOKHeaders) SetResponse(val Pet) {
 	s.Response = val
 }
 
-func (*GetPetOKHeaders) getPetRes()    {}
-func (*GetPetOKHeaders) patchPetRes()  {}
-func (*GetPetOKHeaders) updatePetRes() {}
+func (*GetPetOKHeaders) getPetRes() {}
 
 type GetPetPhotoInternalServerError Problem
 
@@ -268,17 +354,9 @@ func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 
 func (*GetPetPhotoOKHeaders) getPetPhotoRes() {}
 
-type GetPetPhotoServiceUnavailable Problem
-
-func (*GetPetPhotoServiceUnavailable) getPetPhotoRes() {}
-
 type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
-
-type GetPetServiceUnavailable Problem
-
-func (*GetPetServiceUnavailable) getPetRes() {}
 
 type GetPetUnprocessableEntity Problem
 
@@ -295,10 +373,6 @@ func (*ListPetsInternalServerError) listPetsRes() {}
 type ListPetsNotAcceptable Problem
 
 func (*ListPetsNotAcceptable) listPetsRes() {}
-
-type ListPetsServiceUnavailable Problem
-
-func (*ListPetsServiceUnavailable) listPetsRes() {}
 
 type ListPetsSpecies string
 
@@ -478,6 +552,52 @@ func (o OptBool) Or(d bool) bool {
 	return d
 }
 
+// NewOptCreatePetCreatedIdempotentReplayed returns new OptCreatePetCreatedIdempotentReplayed with value set to v.
+func NewOptCreatePetCreatedIdempotentReplayed(v CreatePetCreatedIdempotentReplayed) OptCreatePetCreatedIdempotentReplayed {
+	return OptCreatePetCreatedIdempotentReplayed{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptCreatePetCreatedIdempotentReplayed is optional CreatePetCreatedIdempotentReplayed.
+type OptCreatePetCreatedIdempotentReplayed struct {
+	Value CreatePetCreatedIdempotentReplayed
+	Set   bool
+}
+
+// IsSet returns true if OptCreatePetCreatedIdempotentReplayed was set.
+func (o OptCreatePetCreatedIdempotentReplayed) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptCreatePetCreatedIdempotentReplayed) Reset() {
+	var v CreatePetCreatedIdempotentReplayed
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptCreatePetCreatedIdempotentReplayed) SetTo(v CreatePetCreatedIdempotentReplayed) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptCreatePetCreatedIdempotentReplayed) Get() (v CreatePetCreatedIdempotentReplayed, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptCreatePetCreatedIdempotentReplayed) Or(d CreatePetCreatedIdempotentReplayed) CreatePetCreatedIdempotentReplayed {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptDate returns new OptDate with value set to v.
 func NewOptDate(v time.Time) OptDate {
 	return OptDate{
@@ -518,6 +638,52 @@ func (o OptDate) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDate) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptDeletePetNoContentIdempotentReplayed returns new OptDeletePetNoContentIdempotentReplayed with value set to v.
+func NewOptDeletePetNoContentIdempotentReplayed(v DeletePetNoContentIdempotentReplayed) OptDeletePetNoContentIdempotentReplayed {
+	return OptDeletePetNoContentIdempotentReplayed{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptDeletePetNoContentIdempotentReplayed is optional DeletePetNoContentIdempotentReplayed.
+type OptDeletePetNoContentIdempotentReplayed struct {
+	Value DeletePetNoContentIdempotentReplayed
+	Set   bool
+}
+
+// IsSet returns true if OptDeletePetNoContentIdempotentReplayed was set.
+func (o OptDeletePetNoContentIdempotentReplayed) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptDeletePetNoContentIdempotentReplayed) Reset() {
+	var v DeletePetNoContentIdempotentReplayed
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptDeletePetNoContentIdempotentReplayed) SetTo(v DeletePetNoContentIdempotentReplayed) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptDeletePetNoContentIdempotentReplayed) Get() (v DeletePetNoContentIdempotentReplayed, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptDeletePetNoContentIdempotentReplayed) Or(d DeletePetNoContentIdempotentReplayed) DeletePetNoContentIdempotentReplayed {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1048,6 +1214,52 @@ func (o OptNilStringArray) Or(d []string) []string {
 	return d
 }
 
+// NewOptPatchPetOKIdempotentReplayed returns new OptPatchPetOKIdempotentReplayed with value set to v.
+func NewOptPatchPetOKIdempotentReplayed(v PatchPetOKIdempotentReplayed) OptPatchPetOKIdempotentReplayed {
+	return OptPatchPetOKIdempotentReplayed{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptPatchPetOKIdempotentReplayed is optional PatchPetOKIdempotentReplayed.
+type OptPatchPetOKIdempotentReplayed struct {
+	Value PatchPetOKIdempotentReplayed
+	Set   bool
+}
+
+// IsSet returns true if OptPatchPetOKIdempotentReplayed was set.
+func (o OptPatchPetOKIdempotentReplayed) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptPatchPetOKIdempotentReplayed) Reset() {
+	var v PatchPetOKIdempotentReplayed
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptPatchPetOKIdempotentReplayed) SetTo(v PatchPetOKIdempotentReplayed) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptPatchPetOKIdempotentReplayed) Get() (v PatchPetOKIdempotentReplayed, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptPatchPetOKIdempotentReplayed) Or(d PatchPetOKIdempotentReplayed) PatchPetOKIdempotentReplayed {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptPetInputStatus returns new OptPetInputStatus with value set to v.
 func NewOptPetInputStatus(v PetInputStatus) OptPetInputStatus {
 	return OptPetInputStatus{
@@ -1186,6 +1398,52 @@ func (o OptString) Or(d string) string {
 	return d
 }
 
+// NewOptUpdatePetOKIdempotentReplayed returns new OptUpdatePetOKIdempotentReplayed with value set to v.
+func NewOptUpdatePetOKIdempotentReplayed(v UpdatePetOKIdempotentReplayed) OptUpdatePetOKIdempotentReplayed {
+	return OptUpdatePetOKIdempotentReplayed{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptUpdatePetOKIdempotentReplayed is optional UpdatePetOKIdempotentReplayed.
+type OptUpdatePetOKIdempotentReplayed struct {
+	Value UpdatePetOKIdempotentReplayed
+	Set   bool
+}
+
+// IsSet returns true if OptUpdatePetOKIdempotentReplayed was set.
+func (o OptUpdatePetOKIdempotentReplayed) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptUpdatePetOKIdempotentReplayed) Reset() {
+	var v UpdatePetOKIdempotentReplayed
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptUpdatePetOKIdempotentReplayed) SetTo(v UpdatePetOKIdempotentReplayed) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptUpdatePetOKIdempotentReplayed) Get() (v UpdatePetOKIdempotentReplayed, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptUpdatePetOKIdempotentReplayed) Or(d UpdatePetOKIdempotentReplayed) UpdatePetOKIdempotentReplayed {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // Ref: #/components/schemas/PagePet
 type PagePet struct {
 	// This page's items.
@@ -1280,7 +1538,7 @@ type PatchPetBadRequest Problem
 
 func (*PatchPetBadRequest) patchPetRes() {}
 
-type PatchPetConflict Problem
+type PatchPetConflict WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetConflict) patchPetRes() {}
 
@@ -1295,6 +1553,40 @@ func (*PatchPetNotAcceptable) patchPetRes() {}
 type PatchPetNotFound Problem
 
 func (*PatchPetNotFound) patchPetRes() {}
+
+type PatchPetOKIdempotentReplayed string
+
+const (
+	PatchPetOKIdempotentReplayedTrue PatchPetOKIdempotentReplayed = "true"
+)
+
+// AllValues returns all PatchPetOKIdempotentReplayed values.
+func (PatchPetOKIdempotentReplayed) AllValues() []PatchPetOKIdempotentReplayed {
+	return []PatchPetOKIdempotentReplayed{
+		PatchPetOKIdempotentReplayedTrue,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s PatchPetOKIdempotentReplayed) MarshalText() ([]byte, error) {
+	switch s {
+	case PatchPetOKIdempotentReplayedTrue:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *PatchPetOKIdempotentReplayed) UnmarshalText(data []byte) error {
+	switch PatchPetOKIdempotentReplayed(data) {
+	case PatchPetOKIdempotentReplayedTrue:
+		*s = PatchPetOKIdempotentReplayedTrue
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 type PatchPetPreconditionFailed Problem
 
@@ -1821,7 +2113,7 @@ type PatchPetRequestTimeout Problem
 
 func (*PatchPetRequestTimeout) patchPetRes() {}
 
-type PatchPetServiceUnavailable Problem
+type PatchPetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetServiceUnavailable) patchPetRes() {}
 
@@ -2604,8 +2896,14 @@ func (s *PetEventsUpdated) SetRetry(val OptInt) {
 
 // PetHeaders wraps Pet with response headers.
 type PetHeaders struct {
-	Location OptString
-	Response Pet
+	IdempotentReplayed OptCreatePetCreatedIdempotentReplayed
+	Location           OptString
+	Response           Pet
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *PetHeaders) GetIdempotentReplayed() OptCreatePetCreatedIdempotentReplayed {
+	return s.IdempotentReplayed
 }
 
 // GetLocation returns the value of Location.
@@ -2616,6 +2914,11 @@ func (s *PetHeaders) GetLocation() OptString {
 // GetResponse returns the value of Response.
 func (s *PetHeaders) GetResponse() Pet {
 	return s.Response
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *PetHeaders) SetIdempotentReplayed(val OptCreatePetCreatedIdempotentReplayed) {
+	s.IdempotentReplayed = val
 }
 
 // SetLocation sets the value of Location.
@@ -3093,6 +3396,10 @@ type UpdatePetBadRequest Problem
 
 func (*UpdatePetBadRequest) updatePetRes() {}
 
+type UpdatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*UpdatePetConflict) updatePetRes() {}
+
 type UpdatePetInternalServerError Problem
 
 func (*UpdatePetInternalServerError) updatePetRes() {}
@@ -3104,6 +3411,91 @@ func (*UpdatePetNotAcceptable) updatePetRes() {}
 type UpdatePetNotFound Problem
 
 func (*UpdatePetNotFound) updatePetRes() {}
+
+// UpdatePetOKHeaders wraps Pet with response headers.
+type UpdatePetOKHeaders struct {
+	Etag               OptString
+	IdempotentReplayed OptUpdatePetOKIdempotentReplayed
+	LastModified       OptString
+	Response           Pet
+}
+
+// GetEtag returns the value of Etag.
+func (s *UpdatePetOKHeaders) GetEtag() OptString {
+	return s.Etag
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) GetIdempotentReplayed() OptUpdatePetOKIdempotentReplayed {
+	return s.IdempotentReplayed
+}
+
+// GetLastModified returns the value of LastModified.
+func (s *UpdatePetOKHeaders) GetLastModified() OptString {
+	return s.LastModified
+}
+
+// GetResponse returns the value of Response.
+func (s *UpdatePetOKHeaders) GetResponse() Pet {
+	return s.Response
+}
+
+// SetEtag sets the value of Etag.
+func (s *UpdatePetOKHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) SetIdempotentReplayed(val OptUpdatePetOKIdempotentReplayed) {
+	s.IdempotentReplayed = val
+}
+
+// SetLastModified sets the value of LastModified.
+func (s *UpdatePetOKHeaders) SetLastModified(val OptString) {
+	s.LastModified = val
+}
+
+// SetResponse sets the value of Response.
+func (s *UpdatePetOKHeaders) SetResponse(val Pet) {
+	s.Response = val
+}
+
+func (*UpdatePetOKHeaders) patchPetRes()  {}
+func (*UpdatePetOKHeaders) updatePetRes() {}
+
+type UpdatePetOKIdempotentReplayed string
+
+const (
+	UpdatePetOKIdempotentReplayedTrue UpdatePetOKIdempotentReplayed = "true"
+)
+
+// AllValues returns all UpdatePetOKIdempotentReplayed values.
+func (UpdatePetOKIdempotentReplayed) AllValues() []UpdatePetOKIdempotentReplayed {
+	return []UpdatePetOKIdempotentReplayed{
+		UpdatePetOKIdempotentReplayedTrue,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s UpdatePetOKIdempotentReplayed) MarshalText() ([]byte, error) {
+	switch s {
+	case UpdatePetOKIdempotentReplayedTrue:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *UpdatePetOKIdempotentReplayed) UnmarshalText(data []byte) error {
+	switch UpdatePetOKIdempotentReplayed(data) {
+	case UpdatePetOKIdempotentReplayedTrue:
+		*s = UpdatePetOKIdempotentReplayedTrue
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 type UpdatePetPreconditionFailed Problem
 
@@ -3117,7 +3509,7 @@ type UpdatePetRequestTimeout Problem
 
 func (*UpdatePetRequestTimeout) updatePetRes() {}
 
-type UpdatePetServiceUnavailable Problem
+type UpdatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*UpdatePetServiceUnavailable) updatePetRes() {}
 
@@ -3137,6 +3529,33 @@ type WhoAmINotAcceptable Problem
 
 func (*WhoAmINotAcceptable) whoAmIRes() {}
 
-type WhoAmIServiceUnavailable Problem
+// WhoAmIServiceUnavailableHeaders wraps Problem with response headers.
+type WhoAmIServiceUnavailableHeaders struct {
+	RetryAfter OptString
+	Response   Problem
+}
 
-func (*WhoAmIServiceUnavailable) whoAmIRes() {}
+// GetRetryAfter returns the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) GetRetryAfter() OptString {
+	return s.RetryAfter
+}
+
+// GetResponse returns the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) GetResponse() Problem {
+	return s.Response
+}
+
+// SetRetryAfter sets the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) SetRetryAfter(val OptString) {
+	s.RetryAfter = val
+}
+
+// SetResponse sets the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) SetResponse(val Problem) {
+	s.Response = val
+}
+
+func (*WhoAmIServiceUnavailableHeaders) getPetPhotoRes() {}
+func (*WhoAmIServiceUnavailableHeaders) getPetRes()      {}
+func (*WhoAmIServiceUnavailableHeaders) listPetsRes()    {}
+func (*WhoAmIServiceUnavailableHeaders) whoAmIRes()      {}
