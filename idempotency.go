@@ -366,7 +366,8 @@ func newIdempotency(cfg Idempotency, d *operation.Description, pathNames []strin
 
 // document completes d's description of the key: its parameter (required
 // or not, the grammar and the retention), the replay marker on the
-// success response, the 409 and the 503 of a store that cannot be read.
+// success response, the 409, the 422 of a key reused, the 400 of a
+// missing key, and the 503 of a store that cannot be read.
 func (ip *idempotency) document(d *operation.Description, reg *schema.Registry) ([]operation.Response, error) {
 	d.Parameters = slices.Clone(d.Parameters)
 	for i := range d.Parameters {
@@ -385,17 +386,24 @@ func (ip *idempotency) document(d *operation.Description, reg *schema.Registry) 
 	for i := range list {
 		if r := &list[i]; r.Status == d.Status {
 			r.Headers = append(slices.Clip(r.Headers), operation.Header{Name: ReplayedHeader,
-				Description: "true when this is the recorded answer to an earlier request with the same Idempotency-Key.",
-				Schema:      &schema.Schema{Type: schema.TypeString, Enum: []any{"true"}}})
+				Description: "\"true\" when this is the recorded answer to an earlier request with the same Idempotency-Key; absent otherwise.",
+				Schema:      &schema.Schema{Type: schema.TypeString}})
 		}
 	}
 	retry := map[string]string{"Retry-After": "Seconds to wait before retrying."}
-	return documentProblems(list, []ProblemType{
+	types := []ProblemType{
 		{Status: http.StatusConflict, Headers: retry,
 			Description: "Conflict: a request with this Idempotency-Key is in progress; retry after the Retry-After header's seconds."},
+		{Status: http.StatusUnprocessableEntity,
+			Description: "Unprocessable Entity: the Idempotency-Key was used for another request (problem type " + KeyReusedType + ")."},
 		{Status: http.StatusServiceUnavailable, Headers: retry,
 			Description: "Service Unavailable: the outcomes of Idempotency-Keys cannot be read; the request was not processed."},
-	}, reg)
+	}
+	if ip.cfg.Required {
+		types = append(types, ProblemType{Status: http.StatusBadRequest,
+			Description: "Bad Request: the Idempotency-Key is missing (problem type " + KeyMissingType + ")."})
+	}
+	return documentProblems(list, types, reg)
 }
 
 // retentionText says d in words: "24 hours", "90 minutes".

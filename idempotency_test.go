@@ -676,6 +676,11 @@ func TestIdempotencyRequiredAndDocumented(t *testing.T) {
 	has := map[int]bool{}
 	for _, resp := range d.Responses {
 		has[resp.Status] = true
+		for status, mention := range map[int]string{400: KeyMissingType, 409: "in progress", 422: KeyReusedType} {
+			if resp.Status == status && !strings.Contains(resp.Description, mention) {
+				t.Errorf("the %d's description does not mention %s: %s", status, mention, resp.Description)
+			}
+		}
 		if resp.Status == 201 {
 			found := false
 			for _, h := range resp.Headers {

@@ -2275,7 +2275,7 @@ type CreatePetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2338,7 +2338,7 @@ func (r CreatePetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType 
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r CreatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r CreatePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2480,7 +2480,7 @@ type DeletePetResponse struct {
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2518,7 +2518,7 @@ func (r DeletePetResponse) GetApplicationproblemJSON412() *Problem {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r DeletePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r DeletePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2710,7 +2710,7 @@ type PatchPetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2778,7 +2778,7 @@ func (r PatchPetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r PatchPetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r PatchPetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2872,7 +2872,7 @@ type UpdatePetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2940,7 +2940,7 @@ func (r UpdatePetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType 
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r UpdatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r UpdatePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -3655,7 +3655,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3830,7 +3830,7 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4091,7 +4091,7 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4265,7 +4265,7 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -71,7 +71,7 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotIdempotentReplayedVal CreatePetCreatedIdempotentReplayed
+							var wrapperDotIdempotentReplayedVal string
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
@@ -83,7 +83,7 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 									return err
 								}
 
-								wrapperDotIdempotentReplayedVal = CreatePetCreatedIdempotentReplayed(c)
+								wrapperDotIdempotentReplayedVal = c
 								return nil
 							}(); err != nil {
 								return err
@@ -91,21 +91,6 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 							wrapper.IdempotentReplayed.SetTo(wrapperDotIdempotentReplayedVal)
 							return nil
 						}); err != nil {
-							return err
-						}
-						if err := func() error {
-							if value, ok := wrapper.IdempotentReplayed.Get(); ok {
-								if err := func() error {
-									if err := value.Validate(); err != nil {
-										return err
-									}
-									return nil
-								}(); err != nil {
-									return err
-								}
-							}
-							return nil
-						}(); err != nil {
 							return err
 						}
 					}
@@ -721,7 +706,7 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 			if err := func() error {
 				if err := h.HasParam(cfg); err == nil {
 					if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-						var wrapperDotIdempotentReplayedVal DeletePetNoContentIdempotentReplayed
+						var wrapperDotIdempotentReplayedVal string
 						if err := func() error {
 							val, err := d.DecodeValue()
 							if err != nil {
@@ -733,7 +718,7 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 								return err
 							}
 
-							wrapperDotIdempotentReplayedVal = DeletePetNoContentIdempotentReplayed(c)
+							wrapperDotIdempotentReplayedVal = c
 							return nil
 						}(); err != nil {
 							return err
@@ -741,21 +726,6 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 						wrapper.IdempotentReplayed.SetTo(wrapperDotIdempotentReplayedVal)
 						return nil
 					}); err != nil {
-						return err
-					}
-					if err := func() error {
-						if value, ok := wrapper.IdempotentReplayed.Get(); ok {
-							if err := func() error {
-								if err := value.Validate(); err != nil {
-									return err
-								}
-								return nil
-							}(); err != nil {
-								return err
-							}
-						}
-						return nil
-					}(); err != nil {
 						return err
 					}
 				}
@@ -2320,7 +2290,7 @@ func decodePatchPetResponse(resp *http.Response) (res PatchPetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotIdempotentReplayedVal PatchPetOKIdempotentReplayed
+							var wrapperDotIdempotentReplayedVal string
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
@@ -2332,7 +2302,7 @@ func decodePatchPetResponse(resp *http.Response) (res PatchPetRes, _ error) {
 									return err
 								}
 
-								wrapperDotIdempotentReplayedVal = PatchPetOKIdempotentReplayed(c)
+								wrapperDotIdempotentReplayedVal = c
 								return nil
 							}(); err != nil {
 								return err
@@ -2340,21 +2310,6 @@ func decodePatchPetResponse(resp *http.Response) (res PatchPetRes, _ error) {
 							wrapper.IdempotentReplayed.SetTo(wrapperDotIdempotentReplayedVal)
 							return nil
 						}); err != nil {
-							return err
-						}
-						if err := func() error {
-							if value, ok := wrapper.IdempotentReplayed.Get(); ok {
-								if err := func() error {
-									if err := value.Validate(); err != nil {
-										return err
-									}
-									return nil
-								}(); err != nil {
-									return err
-								}
-							}
-							return nil
-						}(); err != nil {
 							return err
 						}
 					}
@@ -3247,7 +3202,7 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotIdempotentReplayedVal UpdatePetOKIdempotentReplayed
+							var wrapperDotIdempotentReplayedVal string
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
@@ -3259,7 +3214,7 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 									return err
 								}
 
-								wrapperDotIdempotentReplayedVal = UpdatePetOKIdempotentReplayed(c)
+								wrapperDotIdempotentReplayedVal = c
 								return nil
 							}(); err != nil {
 								return err
@@ -3267,21 +3222,6 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 							wrapper.IdempotentReplayed.SetTo(wrapperDotIdempotentReplayedVal)
 							return nil
 						}); err != nil {
-							return err
-						}
-						if err := func() error {
-							if value, ok := wrapper.IdempotentReplayed.Get(); ok {
-								if err := func() error {
-									if err := value.Validate(); err != nil {
-										return err
-									}
-									return nil
-								}(); err != nil {
-									return err
-								}
-							}
-							return nil
-						}(); err != nil {
 							return err
 						}
 					}

@@ -54,40 +54,6 @@ type CreatePetConflict WhoAmIServiceUnavailableHeaders
 
 func (*CreatePetConflict) createPetRes() {}
 
-type CreatePetCreatedIdempotentReplayed string
-
-const (
-	CreatePetCreatedIdempotentReplayedTrue CreatePetCreatedIdempotentReplayed = "true"
-)
-
-// AllValues returns all CreatePetCreatedIdempotentReplayed values.
-func (CreatePetCreatedIdempotentReplayed) AllValues() []CreatePetCreatedIdempotentReplayed {
-	return []CreatePetCreatedIdempotentReplayed{
-		CreatePetCreatedIdempotentReplayedTrue,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s CreatePetCreatedIdempotentReplayed) MarshalText() ([]byte, error) {
-	switch s {
-	case CreatePetCreatedIdempotentReplayedTrue:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *CreatePetCreatedIdempotentReplayed) UnmarshalText(data []byte) error {
-	switch CreatePetCreatedIdempotentReplayed(data) {
-	case CreatePetCreatedIdempotentReplayedTrue:
-		*s = CreatePetCreatedIdempotentReplayedTrue
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
-
 type CreatePetInternalServerError Problem
 
 func (*CreatePetInternalServerError) createPetRes() {}
@@ -130,54 +96,20 @@ func (*DeletePetInternalServerError) deletePetRes() {}
 
 // DeletePetNoContent is response for DeletePet operation.
 type DeletePetNoContent struct {
-	IdempotentReplayed OptDeletePetNoContentIdempotentReplayed
+	IdempotentReplayed OptString
 }
 
 // GetIdempotentReplayed returns the value of IdempotentReplayed.
-func (s *DeletePetNoContent) GetIdempotentReplayed() OptDeletePetNoContentIdempotentReplayed {
+func (s *DeletePetNoContent) GetIdempotentReplayed() OptString {
 	return s.IdempotentReplayed
 }
 
 // SetIdempotentReplayed sets the value of IdempotentReplayed.
-func (s *DeletePetNoContent) SetIdempotentReplayed(val OptDeletePetNoContentIdempotentReplayed) {
+func (s *DeletePetNoContent) SetIdempotentReplayed(val OptString) {
 	s.IdempotentReplayed = val
 }
 
 func (*DeletePetNoContent) deletePetRes() {}
-
-type DeletePetNoContentIdempotentReplayed string
-
-const (
-	DeletePetNoContentIdempotentReplayedTrue DeletePetNoContentIdempotentReplayed = "true"
-)
-
-// AllValues returns all DeletePetNoContentIdempotentReplayed values.
-func (DeletePetNoContentIdempotentReplayed) AllValues() []DeletePetNoContentIdempotentReplayed {
-	return []DeletePetNoContentIdempotentReplayed{
-		DeletePetNoContentIdempotentReplayedTrue,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s DeletePetNoContentIdempotentReplayed) MarshalText() ([]byte, error) {
-	switch s {
-	case DeletePetNoContentIdempotentReplayedTrue:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *DeletePetNoContentIdempotentReplayed) UnmarshalText(data []byte) error {
-	switch DeletePetNoContentIdempotentReplayed(data) {
-	case DeletePetNoContentIdempotentReplayedTrue:
-		*s = DeletePetNoContentIdempotentReplayedTrue
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
 
 type DeletePetNotFound Problem
 
@@ -552,52 +484,6 @@ func (o OptBool) Or(d bool) bool {
 	return d
 }
 
-// NewOptCreatePetCreatedIdempotentReplayed returns new OptCreatePetCreatedIdempotentReplayed with value set to v.
-func NewOptCreatePetCreatedIdempotentReplayed(v CreatePetCreatedIdempotentReplayed) OptCreatePetCreatedIdempotentReplayed {
-	return OptCreatePetCreatedIdempotentReplayed{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptCreatePetCreatedIdempotentReplayed is optional CreatePetCreatedIdempotentReplayed.
-type OptCreatePetCreatedIdempotentReplayed struct {
-	Value CreatePetCreatedIdempotentReplayed
-	Set   bool
-}
-
-// IsSet returns true if OptCreatePetCreatedIdempotentReplayed was set.
-func (o OptCreatePetCreatedIdempotentReplayed) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptCreatePetCreatedIdempotentReplayed) Reset() {
-	var v CreatePetCreatedIdempotentReplayed
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptCreatePetCreatedIdempotentReplayed) SetTo(v CreatePetCreatedIdempotentReplayed) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptCreatePetCreatedIdempotentReplayed) Get() (v CreatePetCreatedIdempotentReplayed, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptCreatePetCreatedIdempotentReplayed) Or(d CreatePetCreatedIdempotentReplayed) CreatePetCreatedIdempotentReplayed {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptDate returns new OptDate with value set to v.
 func NewOptDate(v time.Time) OptDate {
 	return OptDate{
@@ -638,52 +524,6 @@ func (o OptDate) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDate) Or(d time.Time) time.Time {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
-// NewOptDeletePetNoContentIdempotentReplayed returns new OptDeletePetNoContentIdempotentReplayed with value set to v.
-func NewOptDeletePetNoContentIdempotentReplayed(v DeletePetNoContentIdempotentReplayed) OptDeletePetNoContentIdempotentReplayed {
-	return OptDeletePetNoContentIdempotentReplayed{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptDeletePetNoContentIdempotentReplayed is optional DeletePetNoContentIdempotentReplayed.
-type OptDeletePetNoContentIdempotentReplayed struct {
-	Value DeletePetNoContentIdempotentReplayed
-	Set   bool
-}
-
-// IsSet returns true if OptDeletePetNoContentIdempotentReplayed was set.
-func (o OptDeletePetNoContentIdempotentReplayed) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptDeletePetNoContentIdempotentReplayed) Reset() {
-	var v DeletePetNoContentIdempotentReplayed
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptDeletePetNoContentIdempotentReplayed) SetTo(v DeletePetNoContentIdempotentReplayed) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptDeletePetNoContentIdempotentReplayed) Get() (v DeletePetNoContentIdempotentReplayed, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptDeletePetNoContentIdempotentReplayed) Or(d DeletePetNoContentIdempotentReplayed) DeletePetNoContentIdempotentReplayed {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1214,52 +1054,6 @@ func (o OptNilStringArray) Or(d []string) []string {
 	return d
 }
 
-// NewOptPatchPetOKIdempotentReplayed returns new OptPatchPetOKIdempotentReplayed with value set to v.
-func NewOptPatchPetOKIdempotentReplayed(v PatchPetOKIdempotentReplayed) OptPatchPetOKIdempotentReplayed {
-	return OptPatchPetOKIdempotentReplayed{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptPatchPetOKIdempotentReplayed is optional PatchPetOKIdempotentReplayed.
-type OptPatchPetOKIdempotentReplayed struct {
-	Value PatchPetOKIdempotentReplayed
-	Set   bool
-}
-
-// IsSet returns true if OptPatchPetOKIdempotentReplayed was set.
-func (o OptPatchPetOKIdempotentReplayed) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptPatchPetOKIdempotentReplayed) Reset() {
-	var v PatchPetOKIdempotentReplayed
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptPatchPetOKIdempotentReplayed) SetTo(v PatchPetOKIdempotentReplayed) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptPatchPetOKIdempotentReplayed) Get() (v PatchPetOKIdempotentReplayed, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptPatchPetOKIdempotentReplayed) Or(d PatchPetOKIdempotentReplayed) PatchPetOKIdempotentReplayed {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptPetInputStatus returns new OptPetInputStatus with value set to v.
 func NewOptPetInputStatus(v PetInputStatus) OptPetInputStatus {
 	return OptPetInputStatus{
@@ -1398,52 +1192,6 @@ func (o OptString) Or(d string) string {
 	return d
 }
 
-// NewOptUpdatePetOKIdempotentReplayed returns new OptUpdatePetOKIdempotentReplayed with value set to v.
-func NewOptUpdatePetOKIdempotentReplayed(v UpdatePetOKIdempotentReplayed) OptUpdatePetOKIdempotentReplayed {
-	return OptUpdatePetOKIdempotentReplayed{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptUpdatePetOKIdempotentReplayed is optional UpdatePetOKIdempotentReplayed.
-type OptUpdatePetOKIdempotentReplayed struct {
-	Value UpdatePetOKIdempotentReplayed
-	Set   bool
-}
-
-// IsSet returns true if OptUpdatePetOKIdempotentReplayed was set.
-func (o OptUpdatePetOKIdempotentReplayed) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptUpdatePetOKIdempotentReplayed) Reset() {
-	var v UpdatePetOKIdempotentReplayed
-	o.Value = v
-	o.Set = false
-}
-
-// SetTo sets value to v.
-func (o *OptUpdatePetOKIdempotentReplayed) SetTo(v UpdatePetOKIdempotentReplayed) {
-	o.Set = true
-	o.Value = v
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptUpdatePetOKIdempotentReplayed) Get() (v UpdatePetOKIdempotentReplayed, ok bool) {
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptUpdatePetOKIdempotentReplayed) Or(d UpdatePetOKIdempotentReplayed) UpdatePetOKIdempotentReplayed {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // Ref: #/components/schemas/PagePet
 type PagePet struct {
 	// This page's items.
@@ -1553,40 +1301,6 @@ func (*PatchPetNotAcceptable) patchPetRes() {}
 type PatchPetNotFound Problem
 
 func (*PatchPetNotFound) patchPetRes() {}
-
-type PatchPetOKIdempotentReplayed string
-
-const (
-	PatchPetOKIdempotentReplayedTrue PatchPetOKIdempotentReplayed = "true"
-)
-
-// AllValues returns all PatchPetOKIdempotentReplayed values.
-func (PatchPetOKIdempotentReplayed) AllValues() []PatchPetOKIdempotentReplayed {
-	return []PatchPetOKIdempotentReplayed{
-		PatchPetOKIdempotentReplayedTrue,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s PatchPetOKIdempotentReplayed) MarshalText() ([]byte, error) {
-	switch s {
-	case PatchPetOKIdempotentReplayedTrue:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *PatchPetOKIdempotentReplayed) UnmarshalText(data []byte) error {
-	switch PatchPetOKIdempotentReplayed(data) {
-	case PatchPetOKIdempotentReplayedTrue:
-		*s = PatchPetOKIdempotentReplayedTrue
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
 
 type PatchPetPreconditionFailed Problem
 
@@ -2896,13 +2610,13 @@ func (s *PetEventsUpdated) SetRetry(val OptInt) {
 
 // PetHeaders wraps Pet with response headers.
 type PetHeaders struct {
-	IdempotentReplayed OptCreatePetCreatedIdempotentReplayed
+	IdempotentReplayed OptString
 	Location           OptString
 	Response           Pet
 }
 
 // GetIdempotentReplayed returns the value of IdempotentReplayed.
-func (s *PetHeaders) GetIdempotentReplayed() OptCreatePetCreatedIdempotentReplayed {
+func (s *PetHeaders) GetIdempotentReplayed() OptString {
 	return s.IdempotentReplayed
 }
 
@@ -2917,7 +2631,7 @@ func (s *PetHeaders) GetResponse() Pet {
 }
 
 // SetIdempotentReplayed sets the value of IdempotentReplayed.
-func (s *PetHeaders) SetIdempotentReplayed(val OptCreatePetCreatedIdempotentReplayed) {
+func (s *PetHeaders) SetIdempotentReplayed(val OptString) {
 	s.IdempotentReplayed = val
 }
 
@@ -3415,7 +3129,7 @@ func (*UpdatePetNotFound) updatePetRes() {}
 // UpdatePetOKHeaders wraps Pet with response headers.
 type UpdatePetOKHeaders struct {
 	Etag               OptString
-	IdempotentReplayed OptUpdatePetOKIdempotentReplayed
+	IdempotentReplayed OptString
 	LastModified       OptString
 	Response           Pet
 }
@@ -3426,7 +3140,7 @@ func (s *UpdatePetOKHeaders) GetEtag() OptString {
 }
 
 // GetIdempotentReplayed returns the value of IdempotentReplayed.
-func (s *UpdatePetOKHeaders) GetIdempotentReplayed() OptUpdatePetOKIdempotentReplayed {
+func (s *UpdatePetOKHeaders) GetIdempotentReplayed() OptString {
 	return s.IdempotentReplayed
 }
 
@@ -3446,7 +3160,7 @@ func (s *UpdatePetOKHeaders) SetEtag(val OptString) {
 }
 
 // SetIdempotentReplayed sets the value of IdempotentReplayed.
-func (s *UpdatePetOKHeaders) SetIdempotentReplayed(val OptUpdatePetOKIdempotentReplayed) {
+func (s *UpdatePetOKHeaders) SetIdempotentReplayed(val OptString) {
 	s.IdempotentReplayed = val
 }
 
@@ -3462,40 +3176,6 @@ func (s *UpdatePetOKHeaders) SetResponse(val Pet) {
 
 func (*UpdatePetOKHeaders) patchPetRes()  {}
 func (*UpdatePetOKHeaders) updatePetRes() {}
-
-type UpdatePetOKIdempotentReplayed string
-
-const (
-	UpdatePetOKIdempotentReplayedTrue UpdatePetOKIdempotentReplayed = "true"
-)
-
-// AllValues returns all UpdatePetOKIdempotentReplayed values.
-func (UpdatePetOKIdempotentReplayed) AllValues() []UpdatePetOKIdempotentReplayed {
-	return []UpdatePetOKIdempotentReplayed{
-		UpdatePetOKIdempotentReplayedTrue,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s UpdatePetOKIdempotentReplayed) MarshalText() ([]byte, error) {
-	switch s {
-	case UpdatePetOKIdempotentReplayedTrue:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *UpdatePetOKIdempotentReplayed) UnmarshalText(data []byte) error {
-	switch UpdatePetOKIdempotentReplayed(data) {
-	case UpdatePetOKIdempotentReplayedTrue:
-		*s = UpdatePetOKIdempotentReplayedTrue
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
 
 type UpdatePetPreconditionFailed Problem
 

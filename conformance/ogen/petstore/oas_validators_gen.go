@@ -9,54 +9,6 @@ import (
 	"github.com/ogen-go/ogen/validate"
 )
 
-func (s CreatePetCreatedIdempotentReplayed) Validate() error {
-	switch s {
-	case "true":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
-}
-
-func (s *DeletePetNoContent) Validate() error {
-	if s == nil {
-		return validate.ErrNilPointer
-	}
-
-	var failures []validate.FieldError
-	if err := func() error {
-		if value, ok := s.IdempotentReplayed.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "IdempotentReplayed",
-			Error: err,
-		})
-	}
-	if len(failures) > 0 {
-		return &validate.Error{Fields: failures}
-	}
-	return nil
-}
-
-func (s DeletePetNoContentIdempotentReplayed) Validate() error {
-	switch s {
-	case "true":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
-}
-
 func (s *GetPetOKHeaders) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -171,15 +123,6 @@ func (s *PagePetHeaders) Validate() error {
 		return &validate.Error{Fields: failures}
 	}
 	return nil
-}
-
-func (s PatchPetOKIdempotentReplayed) Validate() error {
-	switch s {
-	case "true":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
 }
 
 func (s PatchPetReqApplicationJSONPatchJSON) Validate() error {
@@ -824,24 +767,6 @@ func (s *PetHeaders) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
-		if value, ok := s.IdempotentReplayed.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "IdempotentReplayed",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if err := s.Response.Validate(); err != nil {
 			return err
 		}
@@ -1063,24 +988,6 @@ func (s *UpdatePetOKHeaders) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
-		if value, ok := s.IdempotentReplayed.Get(); ok {
-			if err := func() error {
-				if err := value.Validate(); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}(); err != nil {
-		failures = append(failures, validate.FieldError{
-			Name:  "IdempotentReplayed",
-			Error: err,
-		})
-	}
-	if err := func() error {
 		if err := s.Response.Validate(); err != nil {
 			return err
 		}
@@ -1095,13 +1002,4 @@ func (s *UpdatePetOKHeaders) Validate() error {
 		return &validate.Error{Fields: failures}
 	}
 	return nil
-}
-
-func (s UpdatePetOKIdempotentReplayed) Validate() error {
-	switch s {
-	case "true":
-		return nil
-	default:
-		return errors.Errorf("invalid value: %v", s)
-	}
 }
