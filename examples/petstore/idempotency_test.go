@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -317,7 +318,7 @@ func TestCommitErrors(t *testing.T) {
 	if unavailable(err) {
 		t.Error("a lost commit is taken for a database that is away")
 	}
-	if se := storeError(err, 1); se != err {
+	if se := (&api{logger: slog.New(slog.DiscardHandler)}).storeError(context.Background(), err, 1); se != err {
 		t.Errorf("storeError(lost commit) = %v", se)
 	}
 }

@@ -69,6 +69,7 @@ func TestOpenAPICommand(t *testing.T) {
 type running struct {
 	printed map[string]string // what it printed at start: "pet store", "docs page", "token"…
 	base    string            // http://127.0.0.1:port
+	token   string            // the bearer token: PETSTORE_TOKEN, or the one it printed
 	logs    *syncbuf.Buffer   // its standard error
 	stop    func() error      // cancels its context and returns run's result
 }
@@ -116,7 +117,11 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 	}
 	t.Cleanup(func() { stop() })
 	base := strings.TrimSuffix(printed["pet store"], "/pets")
-	return &running{printed, base, logs, stop}
+	token := env["PETSTORE_TOKEN"]
+	if token == "" {
+		token = strings.Fields(printed["token"])[0]
+	}
+	return &running{printed, base, token, logs, stop}
 }
 
 // TestRunServesUntilCancelled starts the command, uses every URL it prints,
@@ -147,7 +152,7 @@ func createPet(t *testing.T, r *running, body string) string {
 	t.Helper()
 	req, _ := http.NewRequest("POST", r.base+"/pets", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+strings.Fields(r.printed["token"])[0])
+	req.Header.Set("Authorization", "Bearer "+r.token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

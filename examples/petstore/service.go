@@ -19,6 +19,7 @@ import (
 // options are the service's settings beyond its store and tokens.
 type options struct {
 	logger         *slog.Logger
+	cursorKey      []byte         // signs the list cursors; replicas share it. Empty: a random key of this process
 	trustedProxies []netip.Prefix // whose X-Forwarded-For is believed
 	corsOrigins    []string       // origins whose browsers may call the API; none: no CORS headers
 	timeout        time.Duration  // for each API request; 0: none
@@ -78,13 +79,16 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		api.Use(middleware.Timeout(o.timeout))
 	}
 	api.Use(finishWhatStarts)
-	a := registerAPI(api, store, tokens)
+	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r, "/pets/events", eventTypes,
+	vane.Stream(r.Group("", a.acceptsEvents), "/pets/events", eventTypes,
 		a.serveEvents, summary("Follow changes to pets", "petEvents"),
+		responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
 		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
-			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed."))
+			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
+			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+
+			"which hold its ID only."))
 	// /pets/events has GET only: the other methods are answered 405, as the
 	// document says, rather than reaching /pets/{id} with id "events".
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

@@ -144,6 +144,21 @@ func (e PetEventsDeletedEvent) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsRedactedEvent.
+const (
+	Redacted PetEventsRedactedEvent = "redacted"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsRedactedEvent enum.
+func (e PetEventsRedactedEvent) Valid() bool {
+	switch e {
+	case Redacted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetEventsResetEvent.
 const (
 	Reset PetEventsResetEvent = "reset"
@@ -372,12 +387,12 @@ type Pet struct {
 	// Example: 1
 	Id *int64 `json:"id,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -386,7 +401,7 @@ type Pet struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags      *[]string  `json:"tags,omitempty"`
@@ -414,12 +429,12 @@ type PetInput struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -428,7 +443,7 @@ type PetInput struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetInputStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -439,6 +454,11 @@ type PetInputSpecies string
 
 // PetInputStatus Where the pet is in the adoption process; available when absent.
 type PetInputStatus string
+
+// PetRedacted defines model for PetRedacted.
+type PetRedacted struct {
+	Id int64 `json:"id"`
+}
 
 // PetUpdated defines model for PetUpdated.
 type PetUpdated struct {
@@ -514,6 +534,19 @@ type PetEventsDeleted struct {
 // PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
 type PetEventsDeletedEvent string
 
+// PetEventsRedacted The redacted event of petEvents.
+type PetEventsRedacted struct {
+	Data  PetRedacted            `json:"data"`
+	Event PetEventsRedactedEvent `json:"event"`
+	Id    *string                `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsRedactedEvent defines model for PetEventsRedacted.Event.
+type PetEventsRedactedEvent string
+
 // PetEventsReset The reset event of petEvents.
 type PetEventsReset struct {
 	Data  EventsReset         `json:"data"`
@@ -583,7 +616,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name.
+	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators or bidirectional overrides). Three characters or more are found through an index; shorter searches read every name.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
@@ -613,7 +646,7 @@ type DeletePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 
 	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
@@ -628,12 +661,12 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -642,7 +675,7 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PatchPetApplicationMergePatchPlusJSONBodyStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -656,7 +689,7 @@ type PatchPetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 
 	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
@@ -720,7 +753,7 @@ type UpdatePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
 
 	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
@@ -938,7 +971,7 @@ type ClientInterface interface {
 
 	// PetEvents Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Corresponds with GET /pets/events (the `PetEvents` operationId).
 	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -995,6 +1028,8 @@ type ClientInterface interface {
 	UpdatePet(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPetPhoto Download a pet's photo
+	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 	//
 	// Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 	GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1075,7 +1110,7 @@ func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body Cr
 
 // PetEvents Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Corresponds with GET /pets/events (the `PetEvents` operationId).
 func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1212,6 +1247,8 @@ func (c *Client) UpdatePet(ctx context.Context, id int64, params *UpdatePetParam
 }
 
 // GetPetPhoto Download a pet's photo
+//
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 //
 // Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 func (c *Client) GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1968,7 +2005,7 @@ type ClientWithResponsesInterface interface {
 
 	// PetEventsWithResponse Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2031,6 +2068,8 @@ type ClientWithResponsesInterface interface {
 	UpdatePetWithResponse(ctx context.Context, id int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
 
 	// GetPetPhotoWithResponse Download a pet's photo
+	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2389,6 +2428,8 @@ func (r CreatePetResponse) ContentType() string {
 type PetEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2397,6 +2438,11 @@ type PetEventsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2586,6 +2632,8 @@ type GetPetResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2613,6 +2661,11 @@ func (r GetPetResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
 func (r GetPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2991,6 +3044,7 @@ func (r UpdatePetResponse) ContentType() string {
 // GetPetPhotoResponse200Headers the declared response headers of an HTTP 200 response for GetPetPhoto
 type GetPetPhotoResponse200Headers struct {
 	CacheControl *string
+	Etag         *string
 }
 
 // GetPetPhotoResponse503Headers the declared response headers of an HTTP 503 response for GetPetPhoto
@@ -3003,6 +3057,10 @@ type GetPetPhotoResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -3020,6 +3078,16 @@ type GetPetPhotoResponse struct {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPetPhotoResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -3266,7 +3334,7 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params 
 
 // PetEventsWithResponse Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3377,6 +3445,8 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int6
 }
 
 // GetPetPhotoWithResponse Download a pet's photo
+//
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3751,6 +3821,13 @@ func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3942,6 +4019,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -4368,12 +4452,29 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -4414,6 +4515,13 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 				return nil, err
 			}
 			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:

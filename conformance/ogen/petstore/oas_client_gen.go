@@ -203,7 +203,8 @@ type Invoker interface {
 	GetPet(ctx context.Context, params GetPetParams) (GetPetRes, error)
 	// GetPetPhoto invokes getPetPhoto operation.
 	//
-	// Download a pet's photo.
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
+	// If-None-Match names it is answered 304 Not Modified.
 	//
 	// GET /pets/{id}/photo
 	GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error)
@@ -225,7 +226,9 @@ type Invoker interface {
 	// PetEvents invokes petEvents operation.
 	//
 	// Server-sent events: a created, updated or deleted event for each change, made through any replica,
-	// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted
+	// pet's data is not replayed: its created and updated events are replayed as redacted events, which
+	// hold its ID only.
 	//
 	// GET /pets/events
 	PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error)
@@ -594,7 +597,8 @@ func (c *Client) sendGetPet(ctx context.Context, params GetPetParams) (res GetPe
 
 // GetPetPhoto invokes getPetPhoto operation.
 //
-// Download a pet's photo.
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
+// If-None-Match names it is answered 304 Not Modified.
 //
 // GET /pets/{id}/photo
 func (c *Client) GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error) {
@@ -1006,7 +1010,9 @@ func (c *Client) sendPatchPet(ctx context.Context, request PatchPetReq, params P
 // PetEvents invokes petEvents operation.
 //
 // Server-sent events: a created, updated or deleted event for each change, made through any replica,
-// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted
+// pet's data is not replayed: its created and updated events are replayed as redacted events, which
+// hold its ID only.
 //
 // GET /pets/events
 func (c *Client) PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error) {

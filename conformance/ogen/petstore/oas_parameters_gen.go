@@ -19,7 +19,8 @@ type DeletePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
 	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
@@ -60,8 +61,9 @@ type ListPetsParams struct {
 	Status OptListPetsStatus `json:",omitempty,omitzero"`
 	// Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag []string `json:",omitempty"`
-	// Only pets whose name contains this, anywhere, ignoring case (no control characters). Three
-	// characters or more are found through an index; shorter searches read every name.
+	// Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators
+	// or bidirectional overrides). Three characters or more are found through an index; shorter searches
+	// read every name.
 	Q OptString `json:",omitempty,omitzero"`
 }
 
@@ -72,7 +74,8 @@ type PatchPetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
 	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
@@ -99,7 +102,8 @@ type UpdatePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
 	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
 	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,

@@ -228,9 +228,18 @@ type GetPetPhotoInternalServerError Problem
 
 func (*GetPetPhotoInternalServerError) getPetPhotoRes() {}
 
+type GetPetPhotoNotAcceptable Problem
+
+func (*GetPetPhotoNotAcceptable) getPetPhotoRes() {}
+
 type GetPetPhotoNotFound Problem
 
 func (*GetPetPhotoNotFound) getPetPhotoRes() {}
+
+// GetPetPhotoNotModified is response for GetPetPhoto operation.
+type GetPetPhotoNotModified struct{}
+
+func (*GetPetPhotoNotModified) getPetPhotoRes() {}
 
 // The photo, in the type it was uploaded in.
 type GetPetPhotoOK struct {
@@ -251,6 +260,7 @@ func (s GetPetPhotoOK) Read(p []byte) (n int, err error) {
 type GetPetPhotoOKHeaders struct {
 	CacheControl OptString
 	ContentType  string
+	Etag         OptString
 	Response     GetPetPhotoOK
 }
 
@@ -262,6 +272,11 @@ func (s *GetPetPhotoOKHeaders) GetCacheControl() OptString {
 // GetContentType returns the value of ContentType.
 func (s *GetPetPhotoOKHeaders) GetContentType() string {
 	return s.ContentType
+}
+
+// GetEtag returns the value of Etag.
+func (s *GetPetPhotoOKHeaders) GetEtag() OptString {
+	return s.Etag
 }
 
 // GetResponse returns the value of Response.
@@ -279,6 +294,11 @@ func (s *GetPetPhotoOKHeaders) SetContentType(val string) {
 	s.ContentType = val
 }
 
+// SetEtag sets the value of Etag.
+func (s *GetPetPhotoOKHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
 // SetResponse sets the value of Response.
 func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 	s.Response = val
@@ -286,9 +306,17 @@ func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 
 func (*GetPetPhotoOKHeaders) getPetPhotoRes() {}
 
+type GetPetPhotoPreconditionFailed Problem
+
+func (*GetPetPhotoPreconditionFailed) getPetPhotoRes() {}
+
 type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
+
+type GetPetPreconditionFailed Problem
+
+func (*GetPetPreconditionFailed) getPetRes() {}
 
 type GetPetUnprocessableEntity Problem
 
@@ -1634,15 +1662,16 @@ func (s *PatchPetReqApplicationJSONPatchJSONItem2Op) UnmarshalText(data []byte) 
 
 // A merge patch (RFC 7396) of PetInput: the members to set, and null for those to remove.
 type PatchPetReqApplicationMergePatchJSON struct {
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    OptNilString                                      `json:"name"`
 	Species OptNilPatchPetReqApplicationMergePatchJSONSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptNilPatchPetReqApplicationMergePatchJSONStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      OptNilStringArray `json:"tags"`
 	BirthDate OptNilDate        `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 }
 
@@ -1843,15 +1872,16 @@ func (*PatchPetUnsupportedMediaType) patchPetRes() {}
 type Pet struct {
 	// Assigned by the server.
 	ID int64 `json:"id"`
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    string     `json:"name"`
 	Species PetSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptPetStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      []string `json:"tags"`
 	BirthDate OptDate  `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 	// Whether a photo has been uploaded.
 	HasPhoto  bool      `json:"hasPhoto"`
@@ -2093,6 +2123,11 @@ type PetEventsInternalServerError Problem
 
 func (*PetEventsInternalServerError) initSSEStream(sseConnectFunc, sseClientConfig) {}
 func (*PetEventsInternalServerError) petEventsRes()                                 {}
+
+type PetEventsNotAcceptable Problem
+
+func (*PetEventsNotAcceptable) initSSEStream(sseConnectFunc, sseClientConfig) {}
+func (*PetEventsNotAcceptable) petEventsRes()                                 {}
 
 // PetEventsOKClient reads events from the PetEventsOK SSE stream.
 type PetEventsOKClient interface {
@@ -2376,11 +2411,12 @@ func (s *PetEventsOKEvent) SetRetry(val OptInt) {
 // PetEventsOKEventData represents sum type.
 type PetEventsOKEventData struct {
 	// Type selects the active sum variant, switch on this field.
-	Type             PetEventsOKEventDataType
-	PetEventsCreated PetEventsCreated
-	PetEventsDeleted PetEventsDeleted
-	PetEventsReset   PetEventsReset
-	PetEventsUpdated PetEventsUpdated
+	Type              PetEventsOKEventDataType
+	PetEventsCreated  PetEventsCreated
+	PetEventsDeleted  PetEventsDeleted
+	PetEventsRedacted PetEventsRedacted
+	PetEventsReset    PetEventsReset
+	PetEventsUpdated  PetEventsUpdated
 }
 
 // PetEventsOKEventDataType is oneOf type of PetEventsOKEventData.
@@ -2388,10 +2424,11 @@ type PetEventsOKEventDataType string
 
 // Possible values for PetEventsOKEventDataType.
 const (
-	PetEventsCreatedPetEventsOKEventData PetEventsOKEventDataType = "created"
-	PetEventsDeletedPetEventsOKEventData PetEventsOKEventDataType = "deleted"
-	PetEventsResetPetEventsOKEventData   PetEventsOKEventDataType = "reset"
-	PetEventsUpdatedPetEventsOKEventData PetEventsOKEventDataType = "updated"
+	PetEventsCreatedPetEventsOKEventData  PetEventsOKEventDataType = "created"
+	PetEventsDeletedPetEventsOKEventData  PetEventsOKEventDataType = "deleted"
+	PetEventsRedactedPetEventsOKEventData PetEventsOKEventDataType = "redacted"
+	PetEventsResetPetEventsOKEventData    PetEventsOKEventDataType = "reset"
+	PetEventsUpdatedPetEventsOKEventData  PetEventsOKEventDataType = "updated"
 )
 
 // IsPetEventsCreated reports whether PetEventsOKEventData is PetEventsCreated.
@@ -2402,6 +2439,11 @@ func (s PetEventsOKEventData) IsPetEventsCreated() bool {
 // IsPetEventsDeleted reports whether PetEventsOKEventData is PetEventsDeleted.
 func (s PetEventsOKEventData) IsPetEventsDeleted() bool {
 	return s.Type == PetEventsDeletedPetEventsOKEventData
+}
+
+// IsPetEventsRedacted reports whether PetEventsOKEventData is PetEventsRedacted.
+func (s PetEventsOKEventData) IsPetEventsRedacted() bool {
+	return s.Type == PetEventsRedactedPetEventsOKEventData
 }
 
 // IsPetEventsReset reports whether PetEventsOKEventData is PetEventsReset.
@@ -2456,6 +2498,27 @@ func NewPetEventsDeletedPetEventsOKEventData(v PetEventsDeleted) PetEventsOKEven
 	return s
 }
 
+// SetPetEventsRedacted sets PetEventsOKEventData to PetEventsRedacted.
+func (s *PetEventsOKEventData) SetPetEventsRedacted(v PetEventsRedacted) {
+	s.Type = PetEventsRedactedPetEventsOKEventData
+	s.PetEventsRedacted = v
+}
+
+// GetPetEventsRedacted returns PetEventsRedacted and true boolean if PetEventsOKEventData is PetEventsRedacted.
+func (s PetEventsOKEventData) GetPetEventsRedacted() (v PetEventsRedacted, ok bool) {
+	if !s.IsPetEventsRedacted() {
+		return v, false
+	}
+	return s.PetEventsRedacted, true
+}
+
+// NewPetEventsRedactedPetEventsOKEventData returns new PetEventsOKEventData from PetEventsRedacted.
+func NewPetEventsRedactedPetEventsOKEventData(v PetEventsRedacted) PetEventsOKEventData {
+	var s PetEventsOKEventData
+	s.SetPetEventsRedacted(v)
+	return s
+}
+
 // SetPetEventsReset sets PetEventsOKEventData to PetEventsReset.
 func (s *PetEventsOKEventData) SetPetEventsReset(v PetEventsReset) {
 	s.Type = PetEventsResetPetEventsOKEventData
@@ -2496,6 +2559,56 @@ func NewPetEventsUpdatedPetEventsOKEventData(v PetEventsUpdated) PetEventsOKEven
 	var s PetEventsOKEventData
 	s.SetPetEventsUpdated(v)
 	return s
+}
+
+// The redacted event of petEvents.
+// Ref: #/components/schemas/petEvents.redacted
+type PetEventsRedacted struct {
+	Event string      `json:"event"`
+	Data  PetRedacted `json:"data"`
+	ID    OptString   `json:"id"`
+	// Milliseconds.
+	Retry OptInt `json:"retry"`
+}
+
+// GetEvent returns the value of Event.
+func (s *PetEventsRedacted) GetEvent() string {
+	return s.Event
+}
+
+// GetData returns the value of Data.
+func (s *PetEventsRedacted) GetData() PetRedacted {
+	return s.Data
+}
+
+// GetID returns the value of ID.
+func (s *PetEventsRedacted) GetID() OptString {
+	return s.ID
+}
+
+// GetRetry returns the value of Retry.
+func (s *PetEventsRedacted) GetRetry() OptInt {
+	return s.Retry
+}
+
+// SetEvent sets the value of Event.
+func (s *PetEventsRedacted) SetEvent(val string) {
+	s.Event = val
+}
+
+// SetData sets the value of Data.
+func (s *PetEventsRedacted) SetData(val PetRedacted) {
+	s.Data = val
+}
+
+// SetID sets the value of ID.
+func (s *PetEventsRedacted) SetID(val OptString) {
+	s.ID = val
+}
+
+// SetRetry sets the value of Retry.
+func (s *PetEventsRedacted) SetRetry(val OptInt) {
+	s.Retry = val
 }
 
 // The reset event of petEvents.
@@ -2649,15 +2762,16 @@ func (*PetHeaders) createPetRes() {}
 
 // Ref: #/components/schemas/PetInput
 type PetInput struct {
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    string          `json:"name"`
 	Species PetInputSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptPetInputStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      []string `json:"tags"`
 	BirthDate OptDate  `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 }
 
@@ -2830,6 +2944,21 @@ func (s *PetInputStatus) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Ref: #/components/schemas/PetRedacted
+type PetRedacted struct {
+	ID int64 `json:"id"`
+}
+
+// GetID returns the value of ID.
+func (s *PetRedacted) GetID() int64 {
+	return s.ID
+}
+
+// SetID sets the value of ID.
+func (s *PetRedacted) SetID(val int64) {
+	s.ID = val
 }
 
 type PetSpecies string
