@@ -310,6 +310,15 @@ func compileIdempotency(op *Op, inT reflect.Type, d *operation.Description, path
 	case safeMethod(d.Method):
 		return nil, fmt.Errorf("%s %s: an idempotency key is for unsafe methods; %s is safe", d.Method, d.Pattern, d.Method)
 	}
+	if outT := d.Output; outT != nil {
+		body := outT
+		if f, ok := outT.FieldByName("Body"); ok && len(f.Index) == 1 && outT.Kind() == reflect.Struct {
+			body = f.Type
+		}
+		if body.Implements(readerType) || reflect.PointerTo(body).Implements(readerType) {
+			return nil, fmt.Errorf("%s %s: an idempotency key needs an answer that can be recorded whole; %v is a stream", d.Method, d.Pattern, body)
+		}
+	}
 	ip := newIdempotency(*op.Idempotency, d, pathNames)
 	if f, ok := inT.FieldByName("Body"); ok && len(f.Index) == 1 {
 		if rb := d.RequestBody; rb != nil {
@@ -704,6 +713,9 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 	any(in).(idempotentInput).idempotent().req = kr
 	out, err := h.fn(ctx, in)
 	if err != nil {
+		if out != nil {
+			h.out.Discard(out)
+		}
 		p := problemOf(req, h.desc, err)
 		inUse := errors.Is(err, ErrIdempotencyKeyInUse)
 		// Another request with the key may have recorded its outcome

@@ -713,6 +713,9 @@ func TestIdempotencyRegistrationErrors(t *testing.T) {
 		"nil Store":     func(r *Router) { Post(r, "/o", h, func(op *Op) { op.Idempotency = &Idempotency{} }) },
 		"no embedding":  func(r *Router) { Post(r, "/o", o0, func(op *Op) { op.Idempotency = cfg }) },
 		"a safe method": func(r *Router) { Get(r, "/o", h, func(op *Op) { op.Idempotency = cfg }) },
+		"a stream answer": func(r *Router) {
+			Post(r, "/o", func(context.Context, *createOrder) (*struct{ Body io.Reader }, error) { return nil, nil }, func(op *Op) { op.Idempotency = cfg })
+		},
 		"a stream body": func(r *Router) {
 			Post(r, "/o", func(context.Context, *streamed) (*struct{}, error) { return nil, nil }, func(op *Op) { op.Idempotency = cfg })
 		},
