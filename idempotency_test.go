@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/vane-http/vane/middleware"
-	"github.com/vane-http/vane/problem"
 )
 
 // orders is a service whose writes count: each create appends an order.
@@ -124,15 +123,6 @@ func keyedOrders(o *orders, cfg Idempotency) *Router {
 
 const key1 = "8e03978e-40d5-43e8-bc93-6894a57f9324"
 
-func problemOfResponse(t *testing.T, w *httptest.ResponseRecorder) *problem.Details {
-	t.Helper()
-	p, err := problem.Parse(w.Body.Bytes())
-	if err != nil {
-		t.Fatalf("%d %s: not a problem: %v", w.Code, w.Body, err)
-	}
-	return p
-}
-
 // The same key with the same request is answered with the first outcome
 // (status, headers, body), marked as a replay, and writes once; member
 // order and white space in the JSON body do not make it another request.
@@ -197,7 +187,7 @@ func TestIdempotencyKeyReused(t *testing.T) {
 		{"PUT", "/orders/1", `{"item":"tea"}`, []string{"X-Tag", "a"}},
 	} {
 		w := send(r, c.method, c.path, c.body, append([]string{IdempotencyKeyHeader, key1}, c.headers...)...)
-		if w.Code != 422 || problemOfResponse(t, w).Type != KeyReusedType {
+		if w.Code != 422 || problemOfBody(t, w).Type != KeyReusedType {
 			t.Errorf("%s %s %s %v: %d %s, want 422 of type %s", c.method, c.path, c.body, c.headers, w.Code, w.Body, KeyReusedType)
 		}
 	}
@@ -219,7 +209,7 @@ func TestIdempotencyInFlight(t *testing.T) {
 	go func() { done <- send(r, "POST", "/orders", `{"item":"tea"}`, IdempotencyKeyHeader, key1) }()
 	<-o.entered
 	w := send(r, "POST", "/orders", `{"item":"tea"}`, IdempotencyKeyHeader, key1)
-	if w.Code != 409 || w.Header().Get("Retry-After") == "" || problemOfResponse(t, w).Type != KeyInUseType {
+	if w.Code != 409 || w.Header().Get("Retry-After") == "" || problemOfBody(t, w).Type != KeyInUseType {
 		t.Fatalf("in flight: %d %v %s", w.Code, w.Header(), w.Body)
 	}
 	close(o.block)
@@ -510,7 +500,7 @@ func TestIdempotencyRecordedInTheWritesTransaction(t *testing.T) {
 
 	lose.Store(true)
 	first := send(r, "POST", "/orders", `{"item":"tea"}`, IdempotencyKeyHeader, key1)
-	p := problemOfResponse(t, first)
+	p := problemOfBody(t, first)
 	if first.Code != 503 || p.Type != OutcomeUnknownType || first.Header().Get("Retry-After") == "" {
 		t.Fatalf("the lost commit: %d %v %s", first.Code, first.Header(), first.Body)
 	}
@@ -660,7 +650,7 @@ func TestIdempotencyRequiredAndDocumented(t *testing.T) {
 	o := &orders{}
 	r := keyedOrders(o, Idempotency{Store: NewMemoryIdempotencyStore(), Required: true})
 	w := send(r, "POST", "/orders", `{"item":"tea"}`)
-	if w.Code != 400 || problemOfResponse(t, w).Type != KeyMissingType || o.writes.Load() != 0 {
+	if w.Code != 400 || problemOfBody(t, w).Type != KeyMissingType || o.writes.Load() != 0 {
 		t.Fatalf("no key: %d %s", w.Code, w.Body)
 	}
 	d := r.Operations()[0]
@@ -809,7 +799,7 @@ func TestIdempotencyMergePatch(t *testing.T) {
 		{MergePatchType, `{"text":"c"}`},
 		{JSONPatchType, `[{"op":"replace","path":"/text","value":"b"}]`},
 	} {
-		if w := patch(c.ctype, c.body); w.Code != 422 || problemOfResponse(t, w).Type != KeyReusedType {
+		if w := patch(c.ctype, c.body); w.Code != 422 || problemOfBody(t, w).Type != KeyReusedType {
 			t.Errorf("%s %s: %d %s", c.ctype, c.body, w.Code, w.Body)
 		}
 	}
