@@ -82,6 +82,11 @@ type Op struct {
 	// document's schema says so (maxItems).
 	MaxPatchOperations int
 
+	// Idempotency makes the operation take an Idempotency-Key, whose
+	// input embeds Idempotent (see Idempotent): a retry with the key is
+	// answered with the first outcome. Nil: none.
+	Idempotency *Idempotency
+
 	// events, set by Stream, makes the operation an event stream: given
 	// the operation's ID, it returns the event components and their
 	// mapping by name, for respond.EventStream.
@@ -281,6 +286,7 @@ type typedHandler[I, O any] struct {
 	required   bool                                                   // … with required:"true": a precondition is mandatory (428)
 	bodyRules  *validate.InstanceValidator                            // a JSON body's schema, for a body whose values did not all fit their types
 	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
+	idem       *idempotency                                           // the input embeds Idempotent: the operation takes idempotency keys
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -380,6 +386,12 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err == nil {
 		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.registry())
 	}
+	var idem *idempotency
+	if err == nil {
+		if idem, err = compileIdempotency(op, inT, d, names); idem != nil {
+			d.Responses, err = idem.document(d, set.registry())
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -391,6 +403,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	}
 	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
 		cond: cond, required: required && !safeMethod(op.Method), writes: cond || !safeMethod(op.Method)}
+	th.idem = idem
 	return th, d, nil
 }
 
@@ -459,6 +472,9 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	if h.writes && !h.preconditions(w, req, in) {
 		return
 	}
+	if h.idem != nil && h.serveKeyed(w, req, in) {
+		return
+	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
 		if out != nil {
@@ -497,7 +513,7 @@ func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w
 			p = q
 		}
 	}
-	problem.Write(w, p)
+	problem.Write(w, withRetryAfter(p))
 }
 
 // preconditions prepares the input's Conditional (a list over several

@@ -90,6 +90,13 @@ const acceptPatch = MergePatchType + ", " + JSONPatchType
 // default; more is a 422, and the document's schema says maxItems), and
 // its work is bounded by the sizes of patch and resource.
 //
+// When put's input embeds Idempotent, the PATCH takes an Idempotency-Key
+// under the Op.Idempotency that opts give it: its requests are told
+// apart by the patch (its media type, and the patch as decoded) and the
+// PATCH's parameters, and put records the PATCH's outcome under the key
+// (Idempotent.Outcome), so that a retried patch is answered with the
+// first outcome and applied once.
+//
 // The request's path, query and header parameters reach both handlers,
 // through the Op.Middleware of the GET and PUT operations registered on
 // pattern before the PATCH. opts adjust the PATCH's Op (its ID, Summary,
@@ -112,6 +119,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	}
 	getOp, putOp := newOp(http.MethodGet, pattern, nil), newOp(http.MethodPut, pattern, nil)
 	getOp.ID, putOp.ID = "merge-patch-get", "merge-patch-put" // never published
+	putOp.Idempotency = op.Idempotency                        // put records the PATCH's outcome under its key
 	gh, gd, err := compileOperation[GI, GO](r, &getOp)
 	if err != nil {
 		fail(err.Error())
@@ -180,9 +188,13 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
 	reg := r.api.registry()
-	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, mergeCheck: mergeCheck, codec: ph.enc.Default(),
+	keyed, err := keyedPatch[PI](r, &op, &d, d.BodyLimit, &patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, mergeCheck: mergeCheck, codec: ph.enc.Default(),
 		declared: declaredMembers(reg, putBody), readOnly: readOnlyMembers(reg, putBody, successSchema(gd)),
-		required: required, maxOps: maxOps}, op.Middleware)
+		required: required, maxOps: maxOps})
+	if err != nil {
+		fail(err.Error())
+	}
+	h := wrap(keyed, op.Middleware)
 	r.Handle(http.MethodPatch, pattern, h)
 	r.api.ops = append(r.api.ops, &d)
 }
@@ -356,10 +368,13 @@ func mergeResponses(put, get []operation.Response, extra map[int]string) []opera
 		}
 	}
 	for status, desc := range extra {
-		if !has(status) && template != nil {
+		switch i := slices.IndexFunc(out, func(r operation.Response) bool { return r.Status == status }); {
+		case i < 0 && template != nil:
 			resp := *template
 			resp.Status, resp.Description, resp.Headers = status, desc, nil
 			out = append(out, resp)
+		case i >= 0 && !strings.Contains(out[i].Description, desc):
+			out[i].Description += " Or: " + desc // put answers this status too, for its own reason
 		}
 	}
 	sort.SliceStable(out[1:], func(i, j int) bool {

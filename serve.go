@@ -125,10 +125,10 @@ type ReadinessCheck struct {
 // which tells a load balancer whether to send this server requests:
 //
 //   - while s is draining ([Server.Draining]), 503 Service Unavailable
-//     with an application/problem+json body, at once and without running
-//     the checks;
-//   - when a check returns an error, 503 with a problem body whose detail
-//     names the check; the error itself, which may name hosts or users,
+//     with an application/problem+json body and Retry-After, at once and
+//     without running the checks;
+//   - when a check returns an error, 503 (with Retry-After) with a
+//     problem body whose detail names the check; the error itself, which may name hosts or users,
 //     goes to s's Logger at level Warn, not to the client;
 //   - otherwise 200 with {"status":"ready","checks":{"database":"ok"}}
 //     (checks listed by name).
@@ -144,7 +144,7 @@ func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if s.Draining() {
-			problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down"))
+			problem.Write(w, withRetryAfter(problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down")))
 			return
 		}
 		var ok bytes.Buffer
@@ -153,7 +153,7 @@ func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 			if err := c.Check(r.Context()); err != nil {
 				s.logger().WarnContext(r.Context(), "vane: readiness check failed",
 					slog.String("check", c.Name), slog.Any("error", err))
-				problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: "+c.Name+" check failed"))
+				problem.Write(w, withRetryAfter(problem.New(http.StatusServiceUnavailable, "not ready: "+c.Name+" check failed")))
 				return
 			}
 			if i > 0 {

@@ -84,7 +84,9 @@ func drive(t *testing.T, svc *examplerun.Service, rec *recorder) {
 	owner := "Ada"
 	tags := []string{"conformance", "generated,client"}
 	input := petstore.PetInput{Name: "Client", Species: petstore.PetInputSpeciesRabbit, Owner: &owner, Tags: &tags}
-	created, err := authorized.CreatePetWithResponse(ctx, input)
+	// With an Idempotency-Key: sent again below, it answers the same pet.
+	key := `"oapi-codegen-client-create-0001"`
+	created, err := authorized.CreatePetWithResponse(ctx, &petstore.CreatePetParams{IdempotencyKey: &key}, input)
 	must(t, "createPet", err, created.StatusCode(), created.Body, http.StatusCreated)
 	pet := created.JSON201
 	if pet == nil || pet.Id == nil || pet.Name != "Client" || pet.Species != petstore.PetSpeciesRabbit {
@@ -95,13 +97,20 @@ func drive(t *testing.T, svc *examplerun.Service, rec *recorder) {
 		t.Errorf("createPet: Location %q, want /pets/%d", loc, id)
 	}
 
+	t.Run("createPet again with its key", func(t *testing.T) {
+		res, err := authorized.CreatePetWithResponse(ctx, &petstore.CreatePetParams{IdempotencyKey: &key}, input)
+		must(t, "createPet", err, res.StatusCode(), res.Body, http.StatusCreated)
+		if res.JSON201 == nil || res.JSON201.Id == nil || *res.JSON201.Id != id || res.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("the retry: %v %s", res.HTTPResponse.Header, res.Body)
+		}
+	})
 	t.Run("createPet without a token", func(t *testing.T) {
-		res, err := anon.CreatePetWithResponse(ctx, input)
+		res, err := anon.CreatePetWithResponse(ctx, nil, input)
 		must(t, "createPet", err, res.StatusCode(), res.Body, http.StatusUnauthorized)
 		problem(t, res.ApplicationproblemJSON401)
 	})
 	t.Run("createPet with an invalid body", func(t *testing.T) {
-		res, err := authorized.CreatePetWithResponse(ctx, petstore.PetInput{Name: "", Species: "dragon"})
+		res, err := authorized.CreatePetWithResponse(ctx, nil, petstore.PetInput{Name: "", Species: "dragon"})
 		must(t, "createPet", err, res.StatusCode(), res.Body, http.StatusUnprocessableEntity)
 		p := problem(t, res.ApplicationproblemJSON422)
 		if p != nil && (p.Errors == nil || len(*p.Errors) < 2) {

@@ -42,6 +42,15 @@ type api struct {
 func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o options) *api {
 	a := &api{router: r, store: store, tokens: tokens, pager: vane.NewPager(o.cursorKey), logger: o.logger}
 
+	// A database that is down is a 503 with Retry-After (storeError), on
+	// every operation that reads or writes it; a write whose commit's
+	// answer was lost says its outcome is unknown (lostCommit).
+	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
+		Description: "The database is unavailable; retry after the Retry-After header's seconds. " +
+			"A write whose outcome is unknown (its commit's answer was lost) is a problem of type " + vane.OutcomeUnknownType +
+			": it may have been made; retry it with the same Idempotency-Key to get its outcome.",
+		Headers: map[string]string{"Retry-After": "Seconds to wait before retrying."}})
+
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
 		describe("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
@@ -56,21 +65,18 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o optio
 	// operations declare it (Security) so that the document says so and
 	// the docs page offers an "Authorize" button.
 	auth := r.Group("", a.requireToken)
-	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, status(http.StatusCreated))
-	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured,
+	// The writes take an Idempotency-Key: a retry gets the first outcome.
+	keyed := idempotencyKeys(store)
+	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, keyed, status(http.StatusCreated))
+	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured, keyed,
 		responds(404, "No pet has this ID."))
-	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured,
+	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured, keyed,
 		responds(404, "No pet has this ID."),
 		describe("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
 			"(application/json-patch+json). It is applied to the pet as read and written only over that version: "+
 			"a change made in between is never lost. If-Match makes it conditional on the client's version."))
-	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
+	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured, keyed,
 		status(http.StatusNoContent), responds(404, "No pet has this ID."))
-	// A database that is down is a 503 with Retry-After (storeError), on
-	// every operation that reads or writes it.
-	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
-		Description: "The database is unavailable; retry after the Retry-After header's seconds.",
-		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
@@ -296,7 +302,8 @@ func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
 // CreatePet is the input of POST /pets: a JSON body. A field named Body is
 // the request body, decoded and validated with PetInput's tags.
 type CreatePet struct {
-	Body PetInput
+	vane.Idempotent // the Idempotency-Key header
+	Body            PetInput
 }
 
 // Created is a response with headers: fields tagged header become response
@@ -307,17 +314,18 @@ type Created struct {
 }
 
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
-	p, err := a.store.Create(ctx, in.Body)
+	p, err := a.store.Create(withOutcome(ctx, &in.Idempotent, created), in.Body)
 	if err != nil {
 		return nil, a.storeError(ctx, err, 0)
 	}
-	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
+	return created(p), nil
 }
 
 // UpdatePet is the input of PUT /pets/{id}: a path parameter and a body,
 // and the preconditions (If-Match …) that vane.Conditional binds.
 type UpdatePet struct {
 	vane.Conditional
+	vane.Idempotent
 	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
 	Body PetInput
 }
@@ -329,7 +337,7 @@ func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
 		// UPDATE … WHERE id = $1 AND version = $2: false when another
 		// write came between, and Write reads again.
-		p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+		p, ok, err := a.store.UpdateIf(withOutcome(ctx, &in.Idempotent, versioned), in.ID, cur.Version, in.Body)
 		next = p
 		return ok, a.storeError(ctx, err, in.ID)
 	})
@@ -360,6 +368,7 @@ func (a *api) version(ctx context.Context, id int64, cur *Pet) (vane.Version, er
 // conditional on the client's version.
 type DeletePet struct {
 	vane.Conditional
+	vane.Idempotent
 	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
@@ -370,7 +379,7 @@ func (a *api) deletePet(ctx context.Context, in *DeletePet) (*struct{}, error) {
 	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
 		return a.version(ctx, in.ID, &cur)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
-		ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
+		ok, err := a.store.DeleteIf(withOutcome(ctx, &in.Idempotent, deleted), in.ID, cur.Version)
 		return ok, a.storeError(ctx, err, in.ID)
 	})
 	return nil, err

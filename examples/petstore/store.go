@@ -87,6 +87,10 @@ type Store struct {
 	// replaces SQLite's busy handler, which sleeps and retries (up to
 	// 100 ms a time) and lets a late writer overtake an early one.
 	writer chan struct{}
+	// commitFault, in tests, is called after each commit that succeeded,
+	// with the transaction's context, and its error taken as the
+	// commit's: a commit whose answer was lost.
+	commitFault func(context.Context) error
 }
 
 // Close stops the event feed and closes the database.
@@ -518,6 +522,9 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 		if p, err = insertPet(ctx, tx, in, modTime(s.now())); err != nil {
 			return err
 		}
+		if err := s.recordOutcome(ctx, tx, p); err != nil {
+			return err
+		}
 		return s.addEvent(ctx, tx, "created", p.ID, PetCreated{Pet: p})
 	})
 	return p, err
@@ -593,6 +600,9 @@ func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (P
 			return err
 		}
 		swapped = true
+		if err := s.recordOutcome(ctx, tx, p); err != nil {
+			return err
+		}
 		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
 	if errors.Is(err, errVersionMoved) {
@@ -643,6 +653,9 @@ func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return orErr(err, missedSwap(version))
+		}
+		if err := s.recordOutcome(ctx, tx, Pet{ID: id}); err != nil {
+			return err
 		}
 		if err := redactEvents(ctx, tx, id); err != nil {
 			return err
@@ -698,7 +711,7 @@ func (s *Store) Photo(ctx context.Context, id int64) (Photo, error) {
 }
 
 // inTx runs fn in a transaction, committed if fn returns nil and rolled
-// back otherwise.
+// back otherwise. A commit whose answer was lost is a lostCommit.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s.writer != nil {
 		select {
@@ -716,7 +729,7 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(ctx, tx); err != nil {
 		return err
 	}
 	if s.feed != nil {

@@ -188,7 +188,7 @@ type Invoker interface {
 	// Add a pet.
 	//
 	// POST /pets
-	CreatePet(ctx context.Context, request *PetInput) (CreatePetRes, error)
+	CreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (CreatePetRes, error)
 	// DeletePet invokes deletePet operation.
 	//
 	// Remove a pet.
@@ -292,12 +292,12 @@ func (c *Client) requestURL(ctx context.Context) *url.URL {
 // Add a pet.
 //
 // POST /pets
-func (c *Client) CreatePet(ctx context.Context, request *PetInput) (CreatePetRes, error) {
-	res, err := c.sendCreatePet(ctx, request)
+func (c *Client) CreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (CreatePetRes, error) {
+	res, err := c.sendCreatePet(ctx, request, params)
 	return res, err
 }
 
-func (c *Client) sendCreatePet(ctx context.Context, request *PetInput) (res CreatePetRes, err error) {
+func (c *Client) sendCreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (res CreatePetRes, err error) {
 
 	u := uri.Clone(c.requestURL(ctx))
 	var pathParts [1]string
@@ -310,6 +310,22 @@ func (c *Client) sendCreatePet(ctx context.Context, request *PetInput) (res Crea
 	}
 	if err := encodeCreatePetRequest(request, r); err != nil {
 		return res, errors.Wrap(err, "encode request")
+	}
+
+	h := uri.NewHeaderEncoder(r.Header)
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
 	}
 
 	{
@@ -442,6 +458,20 @@ func (c *Client) sendDeletePet(ctx context.Context, params DeletePetParams) (res
 		}
 		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
 			if val, ok := params.IfUnmodifiedSince.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
 				return e.EncodeValue(conv.StringToString(val))
 			}
 			return nil
@@ -908,6 +938,20 @@ func (c *Client) sendPatchPet(ctx context.Context, request PatchPetReq, params P
 			return res, errors.Wrap(err, "encode header")
 		}
 	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
 
 	{
 		type bitset = [1]uint8
@@ -1163,6 +1207,20 @@ func (c *Client) sendUpdatePet(ctx context.Context, request *PetInput, params Up
 		}
 		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
 			if val, ok := params.IfUnmodifiedSince.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
 				return e.EncodeValue(conv.StringToString(val))
 			}
 			return nil

@@ -50,6 +50,10 @@ type CreatePetBadRequest Problem
 
 func (*CreatePetBadRequest) createPetRes() {}
 
+type CreatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*CreatePetConflict) createPetRes() {}
+
 type CreatePetInternalServerError Problem
 
 func (*CreatePetInternalServerError) createPetRes() {}
@@ -70,7 +74,7 @@ type CreatePetRequestTimeout Problem
 
 func (*CreatePetRequestTimeout) createPetRes() {}
 
-type CreatePetServiceUnavailable Problem
+type CreatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*CreatePetServiceUnavailable) createPetRes() {}
 
@@ -82,12 +86,28 @@ type CreatePetUnsupportedMediaType Problem
 
 func (*CreatePetUnsupportedMediaType) createPetRes() {}
 
+type DeletePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*DeletePetConflict) deletePetRes() {}
+
 type DeletePetInternalServerError Problem
 
 func (*DeletePetInternalServerError) deletePetRes() {}
 
 // DeletePetNoContent is response for DeletePet operation.
-type DeletePetNoContent struct{}
+type DeletePetNoContent struct {
+	IdempotentReplayed OptString
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *DeletePetNoContent) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *DeletePetNoContent) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
+}
 
 func (*DeletePetNoContent) deletePetRes() {}
 
@@ -99,7 +119,7 @@ type DeletePetPreconditionFailed Problem
 
 func (*DeletePetPreconditionFailed) deletePetRes() {}
 
-type DeletePetServiceUnavailable Problem
+type DeletePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*DeletePetServiceUnavailable) deletePetRes() {}
 
@@ -202,9 +222,7 @@ func (s *GetPetOKHeaders) SetResponse(val Pet) {
 	s.Response = val
 }
 
-func (*GetPetOKHeaders) getPetRes()    {}
-func (*GetPetOKHeaders) patchPetRes()  {}
-func (*GetPetOKHeaders) updatePetRes() {}
+func (*GetPetOKHeaders) getPetRes() {}
 
 type GetPetPhotoInternalServerError Problem
 
@@ -292,10 +310,6 @@ type GetPetPhotoPreconditionFailed Problem
 
 func (*GetPetPhotoPreconditionFailed) getPetPhotoRes() {}
 
-type GetPetPhotoServiceUnavailable Problem
-
-func (*GetPetPhotoServiceUnavailable) getPetPhotoRes() {}
-
 type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
@@ -303,10 +317,6 @@ func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
 type GetPetPreconditionFailed Problem
 
 func (*GetPetPreconditionFailed) getPetRes() {}
-
-type GetPetServiceUnavailable Problem
-
-func (*GetPetServiceUnavailable) getPetRes() {}
 
 type GetPetUnprocessableEntity Problem
 
@@ -323,10 +333,6 @@ func (*ListPetsInternalServerError) listPetsRes() {}
 type ListPetsNotAcceptable Problem
 
 func (*ListPetsNotAcceptable) listPetsRes() {}
-
-type ListPetsServiceUnavailable Problem
-
-func (*ListPetsServiceUnavailable) listPetsRes() {}
 
 type ListPetsSpecies string
 
@@ -1308,7 +1314,7 @@ type PatchPetBadRequest Problem
 
 func (*PatchPetBadRequest) patchPetRes() {}
 
-type PatchPetConflict Problem
+type PatchPetConflict WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetConflict) patchPetRes() {}
 
@@ -1850,7 +1856,7 @@ type PatchPetRequestTimeout Problem
 
 func (*PatchPetRequestTimeout) patchPetRes() {}
 
-type PatchPetServiceUnavailable Problem
+type PatchPetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetServiceUnavailable) patchPetRes() {}
 
@@ -2717,8 +2723,14 @@ func (s *PetEventsUpdated) SetRetry(val OptInt) {
 
 // PetHeaders wraps Pet with response headers.
 type PetHeaders struct {
-	Location OptString
-	Response Pet
+	IdempotentReplayed OptString
+	Location           OptString
+	Response           Pet
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *PetHeaders) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
 }
 
 // GetLocation returns the value of Location.
@@ -2729,6 +2741,11 @@ func (s *PetHeaders) GetLocation() OptString {
 // GetResponse returns the value of Response.
 func (s *PetHeaders) GetResponse() Pet {
 	return s.Response
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *PetHeaders) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
 }
 
 // SetLocation sets the value of Location.
@@ -3222,6 +3239,10 @@ type UpdatePetBadRequest Problem
 
 func (*UpdatePetBadRequest) updatePetRes() {}
 
+type UpdatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*UpdatePetConflict) updatePetRes() {}
+
 type UpdatePetInternalServerError Problem
 
 func (*UpdatePetInternalServerError) updatePetRes() {}
@@ -3233,6 +3254,57 @@ func (*UpdatePetNotAcceptable) updatePetRes() {}
 type UpdatePetNotFound Problem
 
 func (*UpdatePetNotFound) updatePetRes() {}
+
+// UpdatePetOKHeaders wraps Pet with response headers.
+type UpdatePetOKHeaders struct {
+	Etag               OptString
+	IdempotentReplayed OptString
+	LastModified       OptString
+	Response           Pet
+}
+
+// GetEtag returns the value of Etag.
+func (s *UpdatePetOKHeaders) GetEtag() OptString {
+	return s.Etag
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
+}
+
+// GetLastModified returns the value of LastModified.
+func (s *UpdatePetOKHeaders) GetLastModified() OptString {
+	return s.LastModified
+}
+
+// GetResponse returns the value of Response.
+func (s *UpdatePetOKHeaders) GetResponse() Pet {
+	return s.Response
+}
+
+// SetEtag sets the value of Etag.
+func (s *UpdatePetOKHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
+}
+
+// SetLastModified sets the value of LastModified.
+func (s *UpdatePetOKHeaders) SetLastModified(val OptString) {
+	s.LastModified = val
+}
+
+// SetResponse sets the value of Response.
+func (s *UpdatePetOKHeaders) SetResponse(val Pet) {
+	s.Response = val
+}
+
+func (*UpdatePetOKHeaders) patchPetRes()  {}
+func (*UpdatePetOKHeaders) updatePetRes() {}
 
 type UpdatePetPreconditionFailed Problem
 
@@ -3246,7 +3318,7 @@ type UpdatePetRequestTimeout Problem
 
 func (*UpdatePetRequestTimeout) updatePetRes() {}
 
-type UpdatePetServiceUnavailable Problem
+type UpdatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*UpdatePetServiceUnavailable) updatePetRes() {}
 
@@ -3266,6 +3338,33 @@ type WhoAmINotAcceptable Problem
 
 func (*WhoAmINotAcceptable) whoAmIRes() {}
 
-type WhoAmIServiceUnavailable Problem
+// WhoAmIServiceUnavailableHeaders wraps Problem with response headers.
+type WhoAmIServiceUnavailableHeaders struct {
+	RetryAfter OptString
+	Response   Problem
+}
 
-func (*WhoAmIServiceUnavailable) whoAmIRes() {}
+// GetRetryAfter returns the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) GetRetryAfter() OptString {
+	return s.RetryAfter
+}
+
+// GetResponse returns the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) GetResponse() Problem {
+	return s.Response
+}
+
+// SetRetryAfter sets the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) SetRetryAfter(val OptString) {
+	s.RetryAfter = val
+}
+
+// SetResponse sets the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) SetResponse(val Problem) {
+	s.Response = val
+}
+
+func (*WhoAmIServiceUnavailableHeaders) getPetPhotoRes() {}
+func (*WhoAmIServiceUnavailableHeaders) getPetRes()      {}
+func (*WhoAmIServiceUnavailableHeaders) listPetsRes()    {}
+func (*WhoAmIServiceUnavailableHeaders) whoAmIRes()      {}
