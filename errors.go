@@ -99,7 +99,7 @@ func TooManyRequests(msg string, details ...error) *problem.Details {
 }
 
 // ServiceUnavailable is Error(503, msg, details...). vane answers it with
-// Retry-After: DefaultRetryAfter, as every 503 it writes without one;
+// Retry-After: problem.DefaultRetryAfter, as every 503 it writes without one;
 // Unavailable says how long to wait, and OutcomeUnknown that a write may
 // have been made.
 func ServiceUnavailable(msg string, details ...error) *problem.Details {

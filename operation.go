@@ -513,7 +513,7 @@ func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w
 			p = q
 		}
 	}
-	problem.Write(w, withRetryAfter(p))
+	problem.Write(w, p) // a 503 without Retry-After gets problem.DefaultRetryAfter
 }
 
 // preconditions prepares the input's Conditional (a list over several

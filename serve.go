@@ -144,7 +144,7 @@ func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if s.Draining() {
-			problem.Write(w, withRetryAfter(problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down")))
+			problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down"))
 			return
 		}
 		var ok bytes.Buffer
@@ -153,7 +153,7 @@ func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 			if err := c.Check(r.Context()); err != nil {
 				s.logger().WarnContext(r.Context(), "vane: readiness check failed",
 					slog.String("check", c.Name), slog.Any("error", err))
-				problem.Write(w, withRetryAfter(problem.New(http.StatusServiceUnavailable, "not ready: "+c.Name+" check failed")))
+				problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: "+c.Name+" check failed"))
 				return
 			}
 			if i > 0 {

@@ -11,10 +11,6 @@ import (
 // OutcomeUnknownType is the problem type of OutcomeUnknown's 503.
 const OutcomeUnknownType = "https://github.com/vane-http/vane/blob/main/docs/idempotency.md#outcome-unknown"
 
-// DefaultRetryAfter is the Retry-After, in seconds, that vane adds to a
-// 503 problem that has none: every 503 vane writes says when to retry.
-const DefaultRetryAfter = 5
-
 // Unavailable returns a 503 Service Unavailable problem whose Retry-After
 // header tells the client how long to wait before it retries: retryAfter
 // in whole seconds, rounded up, at least 1. A handler returns it when a
@@ -57,13 +53,4 @@ func OutcomeUnknown(retryAfter time.Duration, msg string, details ...error) *pro
 	p := Unavailable(retryAfter, msg, details...)
 	p.Type, p.Title = OutcomeUnknownType, "Outcome Unknown"
 	return p
-}
-
-// withRetryAfter returns p, or, for a 503 without a Retry-After header, a
-// copy with Retry-After: DefaultRetryAfter.
-func withRetryAfter(p *problem.Details) *problem.Details {
-	if p.StatusCode() != http.StatusServiceUnavailable || p.Header.Get("Retry-After") != "" {
-		return p
-	}
-	return p.WithHeader("Retry-After", strconv.Itoa(DefaultRetryAfter))
 }
