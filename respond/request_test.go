@@ -1,0 +1,140 @@
+package respond_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vane-http/vane/codec"
+	"github.com/vane-http/vane/respond"
+	"github.com/vane-http/vane/schema"
+)
+
+type versioned struct {
+	ETag     string    `header:"ETag"`
+	Modified time.Time `header:"Last-Modified"`
+	Body     struct {
+		Name string `json:"name"`
+	}
+}
+
+// TestWriteRequestIsWrite writes the same outputs for the same requests
+// through Write and through WriteRequest with a Request read from them:
+// the answers (status, headers, body) and errors are the same.
+func TestWriteRequestIsWrite(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[versioned](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/x-test", Codec: codec.JSON})
+	modified := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	cases := []struct {
+		name, method string
+		header       http.Header
+	}{
+		{"plain GET", "GET", nil},
+		{"If-None-Match matches", "GET", http.Header{"If-None-Match": {`"v1"`}}},
+		{"If-Modified-Since", "HEAD", http.Header{"If-Modified-Since": {modified.Format(http.TimeFormat)}}},
+		{"If-Match fails", "GET", http.Header{"If-Match": {`"v2"`}}},
+		{"Accept chooses", "GET", http.Header{"Accept": {"application/x-test"}}},
+		{"Accept refuses", "GET", http.Header{"Accept": {"text/html"}}},
+		{"POST ignores If-None-Match", "POST", http.Header{"If-None-Match": {`"v1"`}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := &versioned{ETag: `"v1"`, Modified: modified}
+			v.Body.Name = "rex"
+			hr := httptest.NewRequest(c.method, "/", nil)
+			for k, vs := range c.header {
+				hr.Header[k] = vs
+			}
+			w1, w2 := httptest.NewRecorder(), httptest.NewRecorder()
+			err1 := out.Write(w1, hr, v, http.StatusOK, enc)
+			err2 := out.WriteRequest(w2, &respond.Request{Method: c.method, Header: hr.Header, Context: context.Background()}, v, http.StatusOK, enc)
+			if err1 != err2 || w1.Code != w2.Code || w1.Body.String() != w2.Body.String() || !reflect.DeepEqual(w1.Header(), w2.Header()) {
+				t.Fatalf("Write: %v %d %v %q\nWriteRequest: %v %d %v %q", err1, w1.Code, w1.Header(), w1.Body, err2, w2.Code, w2.Header(), w2.Body)
+			}
+		})
+	}
+}
+
+type download struct {
+	Body io.Reader
+}
+
+type trackedReader struct {
+	io.Reader
+	closed bool
+}
+
+func (r *trackedReader) Close() error { r.closed = true; return nil }
+
+// streamer is a ResponseWriter that sends reader bodies itself (when
+// take is set), as vane's fast engine does after the handler returns.
+type streamer struct {
+	*httptest.ResponseRecorder
+	take bool
+	got  io.Reader
+}
+
+func (s *streamer) StreamBody(rd io.Reader) bool {
+	if !s.take {
+		return false
+	}
+	s.got = rd
+	return true
+}
+
+// TestBodyStreamer: a reader body goes to a writer that streams bodies,
+// which closes it after sending, so Write must not close it; one that
+// declines gets the body copied and closed, as any writer.
+func TestBodyStreamer(t *testing.T) {
+	out, err := respond.Compile(reflect.TypeFor[download](), schema.NewRegistry("#/components/schemas/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := respond.NewEncoders(codec.JSON)
+	for _, take := range []bool{true, false} {
+		rd := &trackedReader{Reader: strings.NewReader("file bytes")}
+		w := &streamer{ResponseRecorder: httptest.NewRecorder(), take: take}
+		if err := out.WriteRequest(w, &respond.Request{Method: "GET"}, &download{Body: rd}, http.StatusOK, enc); err != nil {
+			t.Fatal(err)
+		}
+		if take {
+			if w.got != rd || rd.closed || w.Body.Len() != 0 {
+				t.Errorf("taken: got %v, closed %v, copied %q; want the reader, open, nothing copied", w.got, rd.closed, w.Body)
+			}
+		} else if w.Body.String() != "file bytes" || !rd.closed {
+			t.Errorf("declined: copied %q, closed %v", w.Body, rd.closed)
+		}
+		if ct := w.Header().Get("Content-Type"); ct != "application/octet-stream" || w.Code != 200 {
+			t.Errorf("%d %q", w.Code, ct)
+		}
+	}
+	// HEAD sends no body: nothing to stream, and the reader is closed.
+	rd := &trackedReader{Reader: strings.NewReader("x")}
+	w := &streamer{ResponseRecorder: httptest.NewRecorder(), take: true}
+	out.WriteRequest(w, &respond.Request{Method: "HEAD"}, &download{Body: rd}, http.StatusOK, enc)
+	if w.got != nil || !rd.closed {
+		t.Errorf("HEAD: streamed %v, closed %v", w.got, rd.closed)
+	}
+}
+
+// TestAcceptableHeader is Acceptable on header lines.
+func TestAcceptableHeader(t *testing.T) {
+	enc := respond.NewEncoders(codec.JSON)
+	for accept, want := range map[string]bool{"": true, "application/json": true, "*/*;q=0.1": true, "text/html": false, "application/json;q=0": false} {
+		h := http.Header{}
+		if accept != "" {
+			h.Set("Accept", accept)
+		}
+		if got := enc.AcceptableHeader(h); got != want {
+			t.Errorf("Accept %q: %v, want %v", accept, got, want)
+		}
+	}
+}
