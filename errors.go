@@ -1,6 +1,7 @@
 package vane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -110,11 +111,11 @@ func ServiceUnavailable(msg string, details ...error) *problem.Details {
 // itself when it is one, a problem with its status and message when it is
 // a StatusError (the message only below 500), otherwise a 500 that keeps
 // the error to the log.
-func problemOf(req *http.Request, d *operation.Description, err error) *problem.Details {
+func problemOf(ctx context.Context, d *operation.Description, err error) *problem.Details {
 	var p *problem.Details
 	if errors.As(err, &p) {
 		if p.StatusCode() >= 500 {
-			logHandlerError(req, d, err)
+			logHandlerError(ctx, d, err)
 		}
 		return p
 	}
@@ -125,12 +126,12 @@ func problemOf(req *http.Request, d *operation.Description, err error) *problem.
 			status = http.StatusInternalServerError
 		}
 		if status >= 500 {
-			logHandlerError(req, d, err)
+			logHandlerError(ctx, d, err)
 			return problem.New(status, http.StatusText(status))
 		}
 		return problem.New(status, se.Error())
 	}
-	logHandlerError(req, d, err)
+	logHandlerError(ctx, d, err)
 	return problem.New(http.StatusInternalServerError, "the server failed to handle the request")
 }
 
@@ -288,5 +289,5 @@ func (r *Router) WriteError(w http.ResponseWriter, req *http.Request, err error)
 	if err == nil {
 		err = errors.New("vane: WriteError called with a nil error")
 	}
-	writeProblem(r.api.errorHook, w, req, problemOf(req, &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err))
+	writeProblem(r.api.errorHook, w, req, problemOf(req.Context(), &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err))
 }

@@ -47,6 +47,9 @@ type api struct {
 	// middleware is each typed operation's Op.Middleware, by method and
 	// full pattern ("GET /pets/{id}"), for MergePatch.
 	middleware map[string][]func(http.Handler) http.Handler
+	// typed is each typed operation that Op.Middleware wraps, by method
+	// and full pattern, for an engine (engine.go).
+	typed map[string]http.Handler
 	// maxStreams is the most event streams served at once (MaxStreams);
 	// streams counts those open.
 	maxStreams    int64

@@ -320,7 +320,7 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // the connection may serve other requests
 		}
 		if err != nil && !errors.Is(err, ErrStreamClosed) && ctx.Err() == nil {
-			logHandlerError(req, d, err)
+			logHandlerError(req.Context(), d, err)
 		}
 	}
 	var h2 http.Handler = th

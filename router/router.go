@@ -549,7 +549,7 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	if _, fn := h.(http.HandlerFunc); inner == nil && (len(r.mws) > 0 || !fn) {
 		inner = h
 	}
-	reg := &registration{inner: inner, pattern: pattern, route: route{
+	reg := &registration{inner: inner, pattern: pattern, mws: r.mws, route: route{
 		handler:  asFunc(chain(r.mws, h)),
 		nparams:  uint16(len(names)),
 		method:   uint8(id),
