@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -112,7 +113,15 @@ func (s *server) handle(c *fasthttp.RequestCtx) {
 	st.read(c)
 	r := &st.req
 	if s.closing() {
+		// Draining: every answer closes its connection (set once the
+		// handler is done, so that no header of its undoes it).
+		defer c.SetConnectionClose()
+	}
+	if !strings.HasPrefix(r.Proto, "HTTP/1.") {
+		// As net/http: only HTTP/1.x is read from a connection.
+		writeProblem(c, problem.New(http.StatusHTTPVersionNotSupported, "The server speaks HTTP/1.1 and HTTP/1.0."))
 		c.SetConnectionClose()
+		return
 	}
 	if st.hosts > 1 || st.hosts == 0 && r.Proto == "HTTP/1.1" && r.Method != http.MethodConnect {
 		// RFC 9112 section 3.2, as net/http answers.

@@ -164,11 +164,18 @@ func method(m []byte) string {
 	return string(m)
 }
 
+// proto is the request's protocol, "HTTP/1.1", "HTTP/1.0" or another
+// version fasthttp read (HTTP/x.y), which handle refuses unless its
+// major version is 1.
 func proto(h *fasthttp.RequestHeader) string {
-	if h.IsHTTP11() {
+	switch p := h.Protocol(); {
+	case h.IsHTTP11():
 		return "HTTP/1.1"
+	case string(p) == "HTTP/1.0":
+		return "HTTP/1.0"
+	default:
+		return string(p)
 	}
-	return "HTTP/1.0"
 }
 
 // remoteAddr is the connection's peer as net/http gives it (host:port),

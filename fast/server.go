@@ -24,13 +24,23 @@ import (
 type Option struct{ apply func(*options) }
 
 type options struct {
-	strict bool
+	strict   bool
+	maxConns int
 }
 
 // Strict makes the engine refuse to start when a route of the router
 // cannot be served natively (see Routes), with an error that names each
 // such route and why, rather than serve it through the net/http adapter.
 func Strict() Option { return Option{func(o *options) { o.strict = true }} }
+
+// MaxConnections sets how many connections the engine serves at once
+// (default DefaultMaxConnections): one more is answered 503 Service
+// Unavailable, with a problem and Retry-After, and closed.
+func MaxConnections(n int) Option { return Option{func(o *options) { o.maxConns = n }} }
+
+// DefaultMaxConnections is how many connections the engine serves at
+// once unless MaxConnections says otherwise: fasthttp's default.
+const DefaultMaxConnections = fasthttp.DefaultConcurrency
 
 // Serve serves handler on addr with the defaults of vane.Server, as
 // vane.Serve does, on the fast engine.
@@ -99,14 +109,15 @@ func limitOf[T time.Duration | int64](v, def T) T {
 // fastEngine is fasthttp's server with vane's handler, as Hooks.Run runs
 // it.
 type fastEngine struct {
-	fs    *fasthttp.Server
-	stop  chan struct{} // closed when shutdown begins: event streams end
-	once  sync.Once
-	conns connSet
+	fs       *fasthttp.Server
+	maxConns int
+	stop     chan struct{} // closed when shutdown begins: event streams end
+	once     sync.Once
+	conns    connSet
 }
 
 func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngine, error) {
-	var o options
+	o := options{maxConns: DefaultMaxConnections}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
@@ -118,7 +129,7 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 	if h == nil {
 		h = http.NotFoundHandler()
 	}
-	e := &fastEngine{stop: make(chan struct{})}
+	e := &fastEngine{stop: make(chan struct{}), maxConns: o.maxConns}
 	recoverer := middleware.Recoverer(logger)
 	s := &server{
 		handler: recoverer(h),
@@ -143,10 +154,13 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 	if readTimeout == 0 {
 		readTimeout = 100 * 365 * 24 * time.Hour // none: fasthttp's header deadline must not stay on the body
 	}
+	// net/http reads up to MaxHeaderBytes plus 4096 bytes of request
+	// line and headers; fasthttp reads them into one buffer, of that size.
 	maxHeader := int(limitOf(int64(srv.MaxHeaderBytes), vane.DefaultMaxHeaderBytes))
 	if maxHeader == 0 || maxHeader > 1<<20 {
-		maxHeader = 1 << 20 // fasthttp reads the headers into one buffer of this size
+		maxHeader = 1 << 20
 	}
+	maxHeader += 4096
 	bodyLimit := int(s.limit)
 	if bodyLimit == 0 {
 		bodyLimit = 1<<31 - 1
@@ -179,6 +193,7 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 		SecureErrorLogMessage:         true,
 		Logger:                        fasthttpLogger{logger},
 		DisableHeaderNamesNormalizing: false,
+		Concurrency:                   o.maxConns, // the listener refuses more first, with a problem
 	}
 	return e, nil
 }
@@ -205,7 +220,7 @@ func (s *server) report(strict bool) error {
 }
 
 func (e *fastEngine) Serve(ln net.Listener) error {
-	return e.fs.Serve(&listener{Listener: ln, conns: &e.conns})
+	return e.fs.Serve(&listener{Listener: ln, conns: &e.conns, max: e.maxConns})
 }
 
 func (e *fastEngine) Shutdown(ctx context.Context) error {
@@ -255,16 +270,38 @@ func (f fasthttpLogger) Printf(format string, args ...any) {
 type listener struct {
 	net.Listener
 	conns *connSet
+	max   int
 }
 
 func (l *listener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.max > 0 && l.conns.len() >= l.max {
+			go refuse(c)
+			continue
+		}
+		pc := &peerConn{Conn: c, peer: c.RemoteAddr().String(), set: l.conns}
+		l.conns.add(pc)
+		return pc, nil
 	}
-	pc := &peerConn{Conn: c, peer: c.RemoteAddr().String(), set: l.conns}
-	l.conns.add(pc)
-	return pc, nil
+}
+
+// overloaded is the answer to a connection past MaxConnections.
+var overloaded = problem.NewFixed(problem.New(http.StatusServiceUnavailable,
+	"The server is serving as many connections as it allows; retry after the Retry-After header's seconds.")).Body()
+
+// refuse answers c 503, without reading its request, and closes it,
+// lingering so that the client reads the answer.
+func refuse(c net.Conn) {
+	c.SetDeadline(time.Now().Add(lingerTime))
+	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n"+
+		"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(overloaded), overloaded)
+	pc := &peerConn{Conn: c, set: &connSet{}}
+	pc.linger.Store(true)
+	pc.Close()
 }
 
 // peerConn is an accepted connection with its peer's address.
@@ -334,6 +371,12 @@ func (s *connSet) remove(c *peerConn) {
 	s.mu.Lock()
 	delete(s.m, c)
 	s.mu.Unlock()
+}
+
+func (s *connSet) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
 }
 
 func (s *connSet) closeAll() {
