@@ -467,7 +467,7 @@ func listAll(t *testing.T, c *client, url string) []listedPet {
 		r := c.do("GET", url, "", "")
 		var p struct {
 			Items []listedPet `json:"items"`
-			Next  *string  `json:"next"`
+			Next  *string     `json:"next"`
 		}
 		if r.status != 200 || json.Unmarshal(r.body, &p) != nil {
 			t.Fatalf("GET %s: %d %s", url, r.status, r.body)
