@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vane-http/vane/internal/syncbuf"
@@ -297,31 +298,34 @@ func ExampleTimeout() {
 }
 
 // A handler that panics after its timeout has answered cannot reach the
-// client or Recoverer any more; the panic is logged, not lost.
+// client or Recoverer any more; the panic is logged, not lost. In a
+// synctest bubble the timeout passes on the bubble's clock, and
+// synctest.Wait returns once the late handler and its reporter are done.
 func TestTimeoutLatePanicIsLogged(t *testing.T) {
-	var logs syncbuf.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	defer slog.SetDefault(prev)
-	answered := make(chan struct{})
-	h := middleware.Timeout(10 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-answered
-		panic("too late to tell anyone")
-	}))
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
-	close(answered)
-	if w.Code != 503 {
-		t.Errorf("status %d", w.Code)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "too late to tell anyone"); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs syncbuf.Buffer
+		prev := slog.Default()
+		slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+		defer slog.SetDefault(prev)
+		answered := make(chan struct{})
+		h := middleware.Timeout(10 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-answered
+			panic("too late to tell anyone")
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		close(answered)
+		if w.Code != 503 {
+			t.Errorf("status %d", w.Code)
+		}
+		synctest.Wait()
+		if !strings.Contains(logs.String(), "too late to tell anyone") {
 			t.Fatalf("the late panic was not logged: %q", logs.String())
 		}
-	}
-	if !strings.Contains(logs.String(), "timeout_test.go") {
-		t.Errorf("the record lacks the handler's stack: %s", logs.String())
-	}
+		if !strings.Contains(logs.String(), "timeout_test.go") {
+			t.Errorf("the record lacks the handler's stack: %s", logs.String())
+		}
+	})
 }
 
 // TestTimeoutSendsTheLengthOfAWholeResponse checks that a response held
