@@ -283,7 +283,10 @@ type response struct {
 	body   []byte
 }
 
-var httpClient = &http.Client{Timeout: 10 * time.Second}
+// httpClient gives up on a request after a minute: a request with no
+// answer counts as failed, and a loaded machine must not make a slow
+// answer one.
+var httpClient = &http.Client{Timeout: time.Minute}
 
 // try sends a request; a transport failure is status 0.
 func (c *client) try(method, url, ctype, body string, headers ...string) response {
