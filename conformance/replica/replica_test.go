@@ -3,8 +3,11 @@
 // HAProxy in front, and the faults a deployment meets: concurrent
 // conditional writes and patches through both replicas, streams across
 // replicas, a replica killed under write load, the database restarted
-// under load, and a rolling restart. Every load is on 127.0.0.1, bounded
-// in time and count; `go test -v` logs the figures (docs/operations.md).
+// under load, and a rolling restart. Under each fault, recorded clients
+// keep a history of their requests and answers, checked at the end for
+// linearizability against a model of the pet store (history_test.go,
+// model_test.go). Every load is on 127.0.0.1, bounded in time and count;
+// `go test -v` logs the figures (docs/operations.md).
 package replica
 
 import (
@@ -28,11 +31,14 @@ func TestReplicas(t *testing.T) {
 		t.Skip("starts PostgreSQL, two replicas and HAProxy")
 	}
 	pg := startCluster(t)
-	env := []string{"DATABASE_URL=" + pg.URL, "PETSTORE_DRAIN_DELAY=2s", "PETSTORE_TIMEOUT=5s"}
+	// HAProxy's X-Forwarded-For is believed, so that the replicas see each
+	// client's own address (its event streams are capped per client).
+	env := []string{"DATABASE_URL=" + pg.URL, "PETSTORE_DRAIN_DELAY=2s", "PETSTORE_TIMEOUT=5s", "PETSTORE_TRUSTED_PROXIES=127.0.0.1/32"}
 	a := examplerun.Start(t, examplerun.Options{Env: env})
 	b := examplerun.Start(t, examplerun.Options{Env: env})
 	lb := startBalancer(t, a, b)
 	c := &client{t: t, token: a.Token}
+	hist := newHistory(c)
 
 	t.Run("conditional writes: one winner of 16", func(t *testing.T) {
 		extra := 0
@@ -131,7 +137,12 @@ func TestReplicas(t *testing.T) {
 		var acked []string
 		failed := 0
 		stop := load(8, func(w, i int) {
-			r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i))
+			// Every create carries an Idempotency-Key: HAProxy sends one
+			// cut off by the kill to the other replica, which answers with
+			// the first outcome if the first had committed, so a retry
+			// never makes a second pet.
+			r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i),
+				"Idempotency-Key", fmt.Sprintf("replica-kill-create-%d-%d", w, i))
 			mu.Lock()
 			if r.status == 201 {
 				var p struct{ ID int64 }
@@ -142,10 +153,12 @@ func TestReplicas(t *testing.T) {
 			}
 			mu.Unlock()
 		})
+		recorded := hist.run(t, lb.URL)
 		time.Sleep(700 * time.Millisecond)
 		a.Kill(t)
 		time.Sleep(700 * time.Millisecond)
 		stop()
+		recorded()
 		a.Restart(t)
 		lost := 0
 		for _, id := range acked {
@@ -155,6 +168,18 @@ func TestReplicas(t *testing.T) {
 		}
 		if lost > 0 || len(acked) < 20 {
 			t.Errorf("%d of %d acknowledged creates lost", lost, len(acked))
+		}
+		// No create was made twice: each name is on one pet at most.
+		names := map[string]int{}
+		for _, r := range listAll(t, c, b.URL+"/pets?species=cat&limit=100") {
+			if strings.HasPrefix(r.Name, "K") {
+				names[r.Name]++
+			}
+		}
+		for name, n := range names {
+			if n > 1 {
+				t.Errorf("the create of %s was made %d times", name, n)
+			}
 		}
 		t.Logf("SIGKILL of a replica under 8 writers: %d creates acknowledged, %d lost; %d requests failed unacknowledged", len(acked), lost, failed)
 	})
@@ -179,6 +204,7 @@ func TestReplicas(t *testing.T) {
 			mu.Unlock()
 			time.Sleep(5 * time.Millisecond)
 		})
+		recorded := hist.run(t, a.URL, b.URL)
 		time.Sleep(500 * time.Millisecond)
 		pg.Stop(t)
 		time.Sleep(1500 * time.Millisecond)
@@ -195,6 +221,7 @@ func TestReplicas(t *testing.T) {
 			}
 		}
 		stop()
+		recorded()
 		if counts[500] > 0 || counts[0] > 0 || noRetryAfter > 0 || counts[503] == 0 {
 			t.Errorf("answers during the restart %v (0: no answer); 503s without Retry-After: %d", counts, noRetryAfter)
 		}
@@ -225,6 +252,7 @@ func TestReplicas(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 		})
+		recorded := hist.run(t, lb.URL)
 		lb.waitUp(t, 0)
 		lb.waitUp(t, 1)
 		var back [2]time.Duration
@@ -235,6 +263,7 @@ func TestReplicas(t *testing.T) {
 			back[i] = lb.waitUp(t, i) // HAProxy's check brings it back before the next goes down
 		}
 		stop()
+		recorded()
 		var statuses []string
 		failures.Range(func(k, _ any) bool { statuses = append(statuses, k.(string)); return true })
 		if failed.Load() > 0 {
@@ -242,6 +271,10 @@ func TestReplicas(t *testing.T) {
 		}
 		t.Logf("rolling restart of both replicas under 6 clients: %d requests, %d failed; each back in HAProxy's rotation %v and %v after it was ready",
 			ok.Load()+failed.Load(), failed.Load(), back[0].Round(time.Millisecond), back[1].Round(time.Millisecond))
+	})
+
+	t.Run("the recorded history is linearizable", func(t *testing.T) {
+		hist.check(t, lb.URL)
 	})
 }
 
@@ -417,3 +450,36 @@ func (s *stream) next(t *testing.T, name string) vanetest.Event {
 }
 
 func (s *stream) close() { s.res.Body.Close() }
+
+// listedPet is a pet as a page lists it.
+type listedPet struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// listAll reads every page of the listing at url, following its next
+// links, and returns the pets listedPet.
+func listAll(t *testing.T, c *client, url string) []listedPet {
+	t.Helper()
+	base := url[:strings.Index(url, "/pets")]
+	var out []listedPet
+	for page := 0; url != ""; page++ {
+		if page > 10_000 {
+			t.Fatalf("more than 10,000 pages at %s", url)
+		}
+		r := c.do("GET", url, "", "")
+		var p struct {
+			Items []listedPet `json:"items"`
+			Next  *string     `json:"next"`
+		}
+		if r.status != 200 || json.Unmarshal(r.body, &p) != nil {
+			t.Fatalf("GET %s: %d %s", url, r.status, r.body)
+		}
+		out = append(out, p.Items...)
+		url = ""
+		if p.Next != nil {
+			url = base + *p.Next
+		}
+	}
+	return out
+}

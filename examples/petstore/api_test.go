@@ -31,9 +31,14 @@ type client struct {
 // fresh database of db, over real HTTP.
 func startService(t *testing.T, db testDB) *client {
 	t.Helper()
-	// The API's Timeout is a minute: a loaded machine must not turn a
-	// slow answer into a 503.
-	h := newService(db.freshStore(t), map[string]string{testToken: "tester"}, options{timeout: time.Minute})
+	return startServiceOn(t, db.freshStore(t))
+}
+
+// startServiceOn is startService on store. The API's Timeout is a minute:
+// a loaded machine must not turn a slow answer into a 503.
+func startServiceOn(t *testing.T, store *Store) *client {
+	t.Helper()
+	h := newService(store, map[string]string{testToken: "tester"}, options{timeout: time.Minute})
 	// Every answer of a typed operation is checked against the document,
 	// its status listed there by number.
 	srv := httptest.NewServer(vanetest.New(t, h, vanetest.ExplicitStatuses()).Handler())
