@@ -259,7 +259,7 @@ func countWork(v *Validator, w *work) {
 // a quadratic check, such as uniqueItems comparing every pair, about 16
 // times as much. The counts do not depend on the machine or its load. A
 // case whose list is refused on its length does the same work at both
-// sizes.
+// sizes, exactly.
 func TestLinearWork(t *testing.T) {
 	const n = 256 // above smallList, where uniqueItems switches to a set
 	ctx := context.Background()
@@ -324,10 +324,12 @@ func TestLinearWork(t *testing.T) {
 				t.Errorf("%.1f× the input cost more than %d units of work, %.1f× the %d of the smaller: not linear",
 					growth, limit, float64(limit)/float64(small.total()), small.total())
 			}
-			if c.bounded && (large != small || largeAllocs > smallAllocs) {
-				t.Errorf("the work grows with the input (%+v, %.0f allocations, against %+v, %.0f): its items were read",
-					large, largeAllocs, small, smallAllocs)
+			if c.bounded && large != small {
+				t.Errorf("the work grows with the input (%+v against %+v): its items were read", large, small)
 			}
+			// The allocations of the whole process while the validation
+			// runs: a goroutine of the runtime or of an earlier test may add
+			// a few, which the 16 of slack absorb.
 			if largeAllocs > 2*growth*smallAllocs+16 {
 				t.Errorf("%.1f× the input made %.0f allocations against %.0f: not linear", growth, largeAllocs, smallAllocs)
 			}
