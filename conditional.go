@@ -47,13 +47,42 @@ type Version = respond.Version
 // (If-Modified-Since and If-None-Match on a GET need nothing: an output
 // that sets ETag or Last-Modified is answered 304 when they match.)
 //
+// If-Unmodified-Since is compared with Version.LastModified at the
+// precision the store keeps: an HTTP date has whole seconds, and a
+// resource modified at 12:00:00.300 has been modified since "12:00:00",
+// so a write in the same second as the date is refused, as an If-Match of
+// the version before it would be. A store that keeps whole seconds cannot
+// tell two writes in one second apart; keep sub-second times, or rely on
+// entity tags (docs/design/2026-11-27-date-preconditions.md).
+//
+// Embedded with the tag required:"true", Conditional makes the
+// precondition mandatory: a request that carries none of If-Match,
+// If-Unmodified-Since (a valid date) or If-None-Match: * is answered 428
+// Precondition Required (RFC 6585) before the handler runs, and so is one
+// whose only precondition is a date when the resource has no
+// modification time (Write and Check answer that 428):
+//
+//	type UpdatePet struct {
+//		vane.Conditional `required:"true"`
+//		…
+//	}
+//
+// A POST with If-None-Match: * is answered 412 before its handler runs,
+// whether its input embeds Conditional or not: * asks that the target
+// resource not exist, and the target of a POST, the resource that
+// processes it, does.
+//
 // A write operation whose input does not embed Conditional answers an
 // If-Match that names entity tags (not *) with 412 before its handler
 // runs: it has no entity tags, so none can match.
 type Conditional struct {
 	IfMatch           string `header:"If-Match" doc:"Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any." example:"\"v3\""`
 	IfNoneMatch       string `header:"If-None-Match" doc:"Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist."`
-	IfUnmodifiedSince string `header:"If-Unmodified-Since" doc:"Proceed only if the resource has not changed since this HTTP date (ignored with If-Match)." example:"Wed, 21 Oct 2015 07:28:00 GMT"`
+	IfUnmodifiedSince string `header:"If-Unmodified-Since" doc:"Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change." example:"Wed, 21 Oct 2015 07:28:00 GMT"`
+
+	// required: a precondition is mandatory (the embedding field's tag
+	// required:"true"); set by the operation before its handler runs.
+	required bool
 }
 
 // MaxWriteAttempts is how many times Write reads the current version and
@@ -73,10 +102,44 @@ func (c *Conditional) Preconditioned() bool {
 // current was read under a lock that the write holds until it commits
 // (SELECT … FOR UPDATE in the write's transaction). Otherwise use Write.
 func (c *Conditional) Check(current Version) error {
+	return c.evaluate(current)
+}
+
+// evaluate returns nil when the request may proceed on current, a 412
+// when its preconditions fail, and a 428 when a precondition is required
+// and the only one sent is a date the resource has none to compare with.
+func (c *Conditional) evaluate(current Version) error {
+	if c.required && c.IfMatch == "" && !listHasAny(c.IfNoneMatch) && current.Exists && current.LastModified.IsZero() {
+		return preconditionRequired("this resource has no modification time to compare If-Unmodified-Since with; send If-Match with its ETag")
+	}
 	if c.Matches(current) {
 		return nil
 	}
 	return preconditionFailed()
+}
+
+// guarded reports whether the request carries a precondition that can
+// protect a write: If-Match, If-None-Match: *, or If-Unmodified-Since
+// with a valid date.
+func (c *Conditional) guarded() bool {
+	if c.IfMatch != "" || listHasAny(c.IfNoneMatch) {
+		return true
+	}
+	_, err := http.ParseTime(c.IfUnmodifiedSince)
+	return c.IfUnmodifiedSince != "" && err == nil
+}
+
+// listHasAny reports whether the If-Match or If-None-Match list l holds
+// *.
+func listHasAny(l string) bool {
+	for l != "" {
+		var e string
+		e, l, _ = strings.Cut(l, ",")
+		if strings.TrimSpace(e) == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 // Matches reports whether the request's preconditions hold for the
@@ -98,10 +161,14 @@ func (c *Conditional) Matches(current Version) bool {
 
 // Write performs a conditional write as a compare-and-swap. current reads
 // the resource's version: when the resource is gone it returns either
-// Version{Exists: false} (If-Match then fails with 412; a PUT that
-// creates proceeds) or an error of its own, such as a 404, returned as it
-// is. The request's preconditions are evaluated against that version, and
-// a 412 problem is returned if they fail. Then write must change the
+// Version{Exists: false} (If-Match and If-Unmodified-Since then fail with
+// 412; a PUT that creates proceeds) or an error of its own, such as a
+// 404, returned as it is. The request's preconditions are evaluated
+// against that version, and a 412 problem is returned if they fail (a 428
+// if a precondition is required and the only one sent is a date the
+// version has none to compare with): If-Match and If-Unmodified-Since
+// alike are compared with the version write swaps from, never with one
+// read before. Then write must change the
 // resource only if it is still at the version current read (an
 // UPDATE … WHERE id = $1 AND version = $2), and report whether it did.
 //
@@ -122,8 +189,8 @@ func (c *Conditional) Write(ctx context.Context, current func(context.Context) (
 		if err != nil {
 			return err
 		}
-		if !c.Matches(v) {
-			return preconditionFailed()
+		if err := c.evaluate(v); err != nil {
+			return err
 		}
 		ok, err := write(ctx, v)
 		if err != nil {
@@ -138,6 +205,29 @@ func (c *Conditional) Write(ctx context.Context, current func(context.Context) (
 
 func preconditionFailed() *problem.Details {
 	return problem.New(http.StatusPreconditionFailed, "the resource has changed: its current version does not match the request's preconditions")
+}
+
+// preconditionRequired is a 428 Precondition Required problem (RFC 6585
+// section 3).
+func preconditionRequired(detail string) *problem.Details {
+	return problem.New(http.StatusPreconditionRequired, detail)
+}
+
+// missingPrecondition is the 428 of a request that carries no
+// precondition to an operation that requires one.
+func missingPrecondition() *problem.Details {
+	return preconditionRequired("this operation changes the resource only under a precondition: send If-Match with the ETag you read " +
+		"(or If-Unmodified-Since with its Last-Modified, or If-None-Match: * to create)")
+}
+
+// preconditionRequiredDoc documents the 428 of an operation whose input
+// embeds Conditional with required:"true".
+const preconditionRequiredDoc = "Precondition Required: the request carries none of If-Match, If-Unmodified-Since or If-None-Match: *, " +
+	"and this operation changes the resource only under one (or the resource has no modification time to compare a date with)."
+
+// postIfNoneMatchAny is the 412 of a POST with If-None-Match: *.
+func postIfNoneMatchAny() *problem.Details {
+	return problem.New(http.StatusPreconditionFailed, "If-None-Match: * asks that the target resource not exist; the target of a POST, the resource that processes it, exists")
 }
 
 // conditional returns c; an input that embeds Conditional has the method
@@ -166,12 +256,8 @@ func unmatchableIfMatch(h http.Header) bool {
 		return false
 	}
 	for _, l := range lines {
-		for l != "" {
-			var e string
-			e, l, _ = strings.Cut(l, ",")
-			if strings.TrimSpace(e) == "*" {
-				return false
-			}
+		if listHasAny(l) {
+			return false
 		}
 	}
 	return true
@@ -181,10 +267,17 @@ var conditionalType = reflect.TypeFor[Conditional]()
 
 // hasConditional reports whether the input type t embeds Conditional.
 func hasConditional(t reflect.Type) bool {
+	has, _ := conditionalOf(t)
+	return has
+}
+
+// conditionalOf reports whether the input type t embeds Conditional, and
+// whether with the tag required:"true".
+func conditionalOf(t reflect.Type) (has, required bool) {
 	for i := 0; i < t.NumField(); i++ {
 		if f := t.Field(i); f.Anonymous && f.Type == conditionalType {
-			return true
+			return true, f.Tag.Get("required") == "true"
 		}
 	}
-	return false
+	return false, false
 }

@@ -139,7 +139,9 @@ func (p *Pager) Read(c Cursor, scope string, position any) (bool, error) {
 		return refuse("it is not one this service makes")
 	}
 	data, mac, ok := strings.Cut(rest, ".")
-	enc := base64.RawURLEncoding
+	// Strict: a last character whose unused bits are not zero is refused,
+	// so that no two spellings of a cursor read.
+	enc := base64.RawURLEncoding.Strict()
 	payload, err1 := enc.DecodeString(data)
 	sum, err2 := enc.DecodeString(mac)
 	if !ok || err1 != nil || err2 != nil {

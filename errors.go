@@ -98,7 +98,10 @@ func TooManyRequests(msg string, details ...error) *problem.Details {
 	return Error(http.StatusTooManyRequests, msg, details...)
 }
 
-// ServiceUnavailable is Error(503, msg, details...).
+// ServiceUnavailable is Error(503, msg, details...). vane answers it with
+// Retry-After: problem.DefaultRetryAfter, as every 503 it writes without one;
+// Unavailable says how long to wait, and OutcomeUnknown that a write may
+// have been made.
 func ServiceUnavailable(msg string, details ...error) *problem.Details {
 	return Error(http.StatusServiceUnavailable, msg, details...)
 }
@@ -228,7 +231,7 @@ func documentProblems(list []operation.Response, types []ProblemType, reg *schem
 		}
 		r := &list[i]
 		switch {
-		case pt.Description == "" || pt.Description == r.Description:
+		case pt.Description == "" || strings.Contains(r.Description, pt.Description):
 		case r.Description == "" || r.Description == http.StatusText(r.Status):
 			r.Description = pt.Description
 		default:

@@ -5,5 +5,3 @@ go 1.26
 require go.yaml.in/yaml/v3 v3.0.6
 
 require github.com/goccy/go-json v0.12.0
-
-require github.com/evanphx/json-patch/v5 v5.9.11

@@ -76,6 +76,17 @@ type Op struct {
 	// Extensions are x- keys for the OpenAPI operation object.
 	Extensions map[string]any
 
+	// MaxPatchOperations is, for a PATCH registered by MergePatch, the
+	// most operations a JSON Patch may hold: 0 means
+	// jsonpatch.DefaultMaxOperations (1,000). More is a 422, and the
+	// document's schema says so (maxItems).
+	MaxPatchOperations int
+
+	// Idempotency makes the operation take an Idempotency-Key, whose
+	// input embeds Idempotent (see Idempotent): a retry with the key is
+	// answered with the first outcome. Nil: none.
+	Idempotency *Idempotency
+
 	// events, set by Stream, makes the operation an event stream: given
 	// the operation's ID, it returns the event components and their
 	// mapping by name, for respond.EventStream.
@@ -272,8 +283,10 @@ type typedHandler[I, O any] struct {
 	negotiated bool                                                   // the output's body is chosen by Accept: 406 before the handler when nothing is acceptable
 	hasBody    bool                                                   // the input has a Body field
 	cond       bool                                                   // the input embeds Conditional
+	required   bool                                                   // … with required:"true": a precondition is mandatory (428)
 	bodyRules  *validate.InstanceValidator                            // a JSON body's schema, for a body whose values did not all fit their types
 	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
+	idem       *idempotency                                           // the input embeds Idempotent: the operation takes idempotency keys
 }
 
 func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
@@ -337,7 +350,7 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		d.ID = operation.DefaultID(op.Method, full)
 	}
 	documented := op.Responses
-	cond := hasConditional(inT)
+	cond, required := conditionalOf(inT)
 	if cond {
 		documented = maps.Clone(op.Responses)
 		if documented == nil {
@@ -345,6 +358,9 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		}
 		if _, ok := documented[http.StatusPreconditionFailed]; !ok {
 			documented[http.StatusPreconditionFailed] = "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match"
+		}
+		if _, ok := documented[http.StatusPreconditionRequired]; required && !safeMethod(op.Method) && !ok {
+			documented[http.StatusPreconditionRequired] = preconditionRequiredDoc
 		}
 	}
 	if hasCursor(inT) {
@@ -370,6 +386,12 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 	if err == nil {
 		d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), set.registry())
 	}
+	var idem *idempotency
+	if err == nil {
+		if idem, err = compileIdempotency(op, inT, d, names); idem != nil {
+			d.Responses, err = idem.document(d, set.registry())
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -380,7 +402,8 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		}
 	}
 	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
-		cond: cond, writes: cond || !safeMethod(op.Method)}
+		cond: cond, required: required && !safeMethod(op.Method), writes: cond || !safeMethod(op.Method)}
+	th.idem = idem
 	return th, d, nil
 }
 
@@ -449,18 +472,28 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	if h.writes && !h.preconditions(w, req, in) {
 		return
 	}
+	if h.idem != nil && h.serveKeyed(w, req, in) {
+		return
+	}
 	out, err := h.fn(ctx, in)
 	if err != nil {
+		if out != nil {
+			h.out.Discard(out) // its body, a file perhaps, is not sent
+		}
 		h.fail(w, req, problemOf(req, h.desc, err))
 		return
 	}
 	if out == nil {
-		w.WriteHeader(http.StatusNoContent)
+		respond.NoContent(w)
 		return
 	}
 	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {
-		if err == respond.ErrNotAcceptable {
+		switch err {
+		case respond.ErrNotAcceptable:
 			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		case respond.ErrPreconditionFailed:
+			h.fail(w, req, preconditionFailed())
 			return
 		}
 		h.fail(w, req, problemOf(req, h.desc, err))
@@ -480,15 +513,29 @@ func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w
 			p = q
 		}
 	}
-	problem.Write(w, p)
+	problem.Write(w, p) // a 503 without Retry-After gets problem.DefaultRetryAfter
 }
 
 // preconditions prepares the input's Conditional (a list over several
-// header lines joined), or, for an input without one, answers 412 to an
-// If-Match that names entity tags, and reports whether to go on.
+// header lines joined) and answers 428 when it requires a precondition
+// the request does not carry, or, for an input without one, answers 412
+// to an If-Match that names entity tags; a POST with If-None-Match: * is
+// a 412 either way. It reports whether to go on.
 func (h *typedHandler[I, O]) preconditions(w http.ResponseWriter, req *http.Request, in *I) bool {
+	if req.Method == http.MethodPost && listHasAny(strings.Join(req.Header["If-None-Match"], ",")) {
+		h.fail(w, req, postIfNoneMatchAny())
+		return false
+	}
 	if h.cond {
-		any(in).(conditionalInput).conditional().joinLines(req.Header)
+		c := any(in).(conditionalInput).conditional()
+		c.joinLines(req.Header)
+		if h.required {
+			c.required = true
+			if !c.guarded() {
+				h.fail(w, req, missingPrecondition())
+				return false
+			}
+		}
 		return true
 	}
 	if unmatchableIfMatch(req.Header) {

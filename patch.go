@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -15,9 +16,10 @@ import (
 	"strings"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/vane-http/vane/respond"
 
 	"github.com/vane-http/vane/bind"
+	"github.com/vane-http/vane/jsonpatch"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -46,43 +48,78 @@ const acceptPatch = MergePatchType + ", " + JSONPatchType
 //
 // A patch never overwrites a change it did not see. vane reads the
 // resource with get (an answer other than 200, such as a 404, is the
-// PATCH's answer), evaluates the request's preconditions (If-Match,
+// PATCH's answer, before the patch is even parsed), checks the patch
+// (400, 422), evaluates the request's preconditions (If-Match,
 // If-None-Match, If-Unmodified-Since) against the ETag and Last-Modified
-// that get answered (a 412 when they fail), applies the patch, and calls
-// put with the result as its body and If-Match set to get's ETag, so that
-// put writes only over the version the patch was applied to. put's input
-// must embed Conditional and write with Conditional.Write (a
-// compare-and-swap); get's output must set an ETag header field; MergePatch
-// panics otherwise. When put answers 412 (another writer came between the
-// read and the write), the patch is applied again to the newer version, up
-// to MaxWriteAttempts times, then answered 409 Conflict; a client's own
-// stale If-Match is a 412. The PUT input's rules validate the patched
-// resource (a 422 names what the patch broke, and nothing is written), and
-// the PUT's answer is the PATCH's.
+// that get answered (a 412 when they fail; a time.Time Last-Modified
+// field is compared at full precision), applies the patch, and calls put
+// with the result as its body and If-Match set to get's ETag, so that put
+// writes only over the version the patch was applied to. put's input
+// must embed Conditional and write
+// with Conditional.Write (a compare-and-swap); get's output must set an
+// ETag header field; MergePatch panics otherwise. When put answers 412
+// (another writer came between the read and the write), the patch is
+// applied again to the newer version, up to MaxWriteAttempts times, then
+// answered 409 Conflict; a client's own stale If-Match is a 412. When
+// put's input embeds Conditional with required:"true", a PATCH without a
+// precondition is a 428. The PUT input's rules validate the patched
+// resource (a 422 names what the patch broke, and nothing is written),
+// and the PUT's answer is the PATCH's.
 //
-// Members of the current resource that the PUT body does not declare
-// (read-only ones such as an id) are left out of what put receives, unless
-// the patch sets them, so that a PUT that refuses unknown members
-// (UnknownProperties(RefuseUnknown)) accepts the patched resource.
+// A patch whose result equals the current resource (as JSON values:
+// numbers by value, members in any order) writes nothing: an empty JSON
+// Patch, one of test operations only, a move to the same place, a merge
+// patch that sets what is already set. put is not called; the answer is
+// get's, 200 with the unchanged ETag.
+//
+// Members the current resource has that the PUT body does not declare
+// (an id, a creation time), and members either body's schema marks
+// readOnly, are read-only: a patch that changes one is a 422 naming it;
+// one that leaves it as it is (a client sending back the whole resource
+// as a merge patch) is fine, and put receives the resource without the
+// undeclared ones, so that a PUT that refuses unknown members
+// (UnknownProperties(RefuseUnknown)) accepts it.
+//
+// A JSON Patch follows RFC 6901 and 6902 exactly (package jsonpatch): an
+// array index is 0 or digits without a leading zero, "-" only for add,
+// test compares numbers by value and objects whatever their member order.
+// A patch that is not well-formed JSON is a 400, as any body; one that is
+// not a valid JSON Patch, or names what is not there, is a 422 naming the
+// operation and member (body[3].path); a test that fails is a 409. A JSON
+// Patch holds at most Op.MaxPatchOperations operations (1,000 by
+// default; more is a 422, and the document's schema says maxItems), and
+// its work is bounded by the sizes of patch and resource.
+//
+// When put's input embeds Idempotent, the PATCH takes an Idempotency-Key
+// under the Op.Idempotency that opts give it: its requests are told
+// apart by the patch (its media type, and the patch as decoded) and the
+// PATCH's parameters, and put records the PATCH's outcome under the key
+// (Idempotent.Outcome), so that a retried patch is answered with the
+// first outcome and applied once.
 //
 // The request's path, query and header parameters reach both handlers,
 // through the Op.Middleware of the GET and PUT operations registered on
 // pattern before the PATCH. opts adjust the PATCH's Op (its ID, Summary,
 // Tags, Middleware …). The document lists the PATCH with both media types
-// and the answers of get and put, 409 and 412. The patch algorithms are
-// github.com/evanphx/json-patch/v5's.
+// and the answers of get and put, 409 and 412.
 func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	get func(context.Context, *GI) (*GO, error), put func(context.Context, *PI) (*PO, error), opts ...func(*Op)) {
 	if get == nil || put == nil {
 		panic("vane: MergePatch " + pattern + " with a nil handler")
 	}
 	fail := func(msg string) { panic("vane: MergePatch " + pattern + ": " + msg) }
-	if !hasConditional(reflect.TypeFor[PI]()) {
+	hasCond, required := conditionalOf(reflect.TypeFor[PI]())
+	if !hasCond {
 		fail("the put handler's input must embed vane.Conditional and write with Conditional.Write, so that a patch is written only over the version it was applied to")
 	}
 	op := newOp(http.MethodPatch, pattern, opts)
+	maxOps := op.MaxPatchOperations
+	if maxOps <= 0 {
+		maxOps = jsonpatch.DefaultMaxOperations
+	}
 	getOp, putOp := newOp(http.MethodGet, pattern, nil), newOp(http.MethodPut, pattern, nil)
 	getOp.ID, putOp.ID = "merge-patch-get", "merge-patch-put" // never published
+	putOp.Idempotency = op.Idempotency                        // put records the PATCH's outcome under its key
 	gh, gd, err := compileOperation[GI, GO](r, &getOp)
 	if err != nil {
 		fail(err.Error())
@@ -113,14 +150,12 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 			"or a JSON Patch (RFC 6902; a list of operations). The patched resource must satisfy the PUT body's schema.",
 		Content: []operation.Content{
 			{MediaType: MergePatchType, Schema: mergePatchSchema(r.api.registry(), putBody, name)},
-			{MediaType: JSONPatchType, Schema: jsonPatchSchema(name)},
+			{MediaType: JSONPatchType, Schema: jsonPatchSchema(name, maxOps)},
 		},
 	}
-	var checks [2]*validate.InstanceValidator
-	for i, c := range d.RequestBody.Content {
-		if checks[i], err = validate.NewInstanceValidator(r.api.registry(), c.Schema); err != nil {
-			fail(err.Error())
-		}
+	mergeCheck, err := validate.NewInstanceValidator(r.api.registry(), d.RequestBody.Content[0].Schema)
+	if err != nil {
+		fail(err.Error())
 	}
 	// The answers of the GET and PUT as registered (their Op.Responses
 	// and Op.Problems), else as compiled here, and the PATCH's own.
@@ -135,7 +170,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 		}
 	}
 	extra := map[int]string{
-		http.StatusConflict:           "Conflict: the resource kept changing while the patch was applied, or a JSON Patch test operation failed.",
+		http.StatusConflict:           "Conflict: a JSON Patch test operation failed (the resource is not as the patch expects), or the resource kept changing while the patch was applied.",
 		http.StatusPreconditionFailed: "Precondition Failed: the resource's current version does not match If-Match, If-Unmodified-Since or If-None-Match.",
 	}
 	for status, desc := range op.Responses {
@@ -152,7 +187,14 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	}
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
-	h := wrap(&patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, checks: checks, codec: ph.enc.Default(), declared: declaredMembers(r.api.registry(), putBody)}, op.Middleware)
+	reg := r.api.registry()
+	keyed, err := keyedPatch[PI](r, &op, &d, d.BodyLimit, &patchHandler{router: r, get: gh2, put: ph2, limit: d.BodyLimit, mergeCheck: mergeCheck, codec: ph.enc.Default(),
+		declared: declaredMembers(reg, putBody), readOnly: readOnlyMembers(reg, putBody, successSchema(gd)),
+		required: required, maxOps: maxOps})
+	if err != nil {
+		fail(err.Error())
+	}
+	h := wrap(keyed, op.Middleware)
 	r.Handle(http.MethodPatch, pattern, h)
 	r.api.ops = append(r.api.ops, &d)
 }
@@ -198,6 +240,36 @@ func declaredMembers(reg *schema.Registry, s *schema.Schema) map[string]bool {
 	return m
 }
 
+// readOnlyMembers is the set of top-level members that the object
+// schemas mark readOnly.
+func readOnlyMembers(reg *schema.Registry, schemas ...*schema.Schema) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range schemas {
+		if s != nil && s.Ref != "" {
+			s = reg.Resolve(s)
+		}
+		if s == nil {
+			continue
+		}
+		for k, p := range s.Properties {
+			if p != nil && p.ReadOnly {
+				m[k] = true
+			}
+		}
+	}
+	return m
+}
+
+// successSchema is the body schema of d's success response, or nil.
+func successSchema(d *operation.Description) *schema.Schema {
+	for _, resp := range d.Responses {
+		if resp.Status == d.Status && len(resp.Content) > 0 {
+			return resp.Content[0].Schema
+		}
+	}
+	return nil
+}
+
 // mergePatchSchema is the schema of a merge patch of the object schema
 // put: its members, none required, each nullable (null removes it), and
 // put's rule for other members.
@@ -230,9 +302,9 @@ func mergePatchSchema(reg *schema.Registry, put *schema.Schema, of string) *sche
 }
 
 // jsonPatchSchema is the schema of an RFC 6902 JSON Patch document: a
-// list of operations, each of one of the six kinds with the members that
-// kind needs.
-func jsonPatchSchema(of string) *schema.Schema {
+// list of at most maxOps operations, each of one of the six kinds with the
+// members that kind needs.
+func jsonPatchSchema(of string, maxOps int) *schema.Schema {
 	pointer := func(desc string) *schema.Schema {
 		return &schema.Schema{Type: schema.TypeString, Pattern: `^(/([^~/]|~[01])*)*$`, Description: desc + " (a JSON Pointer, RFC 6901)."}
 	}
@@ -253,7 +325,8 @@ func jsonPatchSchema(of string) *schema.Schema {
 		return s
 	}
 	return &schema.Schema{
-		Type: schema.TypeArray, Description: "A JSON Patch (RFC 6902) of " + of + ".",
+		Type: schema.TypeArray, Description: "A JSON Patch (RFC 6902) of " + of + ", of at most " + strconv.Itoa(maxOps) + " operations.",
+		MaxItems: &maxOps,
 		Items: &schema.Schema{OneOf: []*schema.Schema{
 			kind([]any{"add", "replace", "test"}, "value"),
 			kind([]any{"remove"}),
@@ -295,10 +368,13 @@ func mergeResponses(put, get []operation.Response, extra map[int]string) []opera
 		}
 	}
 	for status, desc := range extra {
-		if !has(status) && template != nil {
+		switch i := slices.IndexFunc(out, func(r operation.Response) bool { return r.Status == status }); {
+		case i < 0 && template != nil:
 			resp := *template
 			resp.Status, resp.Description, resp.Headers = status, desc, nil
 			out = append(out, resp)
+		case i >= 0 && !strings.Contains(out[i].Description, desc):
+			out[i].Description += " Or: " + desc // put answers this status too, for its own reason
 		}
 	}
 	sort.SliceStable(out[1:], func(i, j int) bool {
@@ -310,13 +386,16 @@ func mergeResponses(put, get []operation.Response, extra map[int]string) []opera
 
 // patchHandler serves a PATCH registered by MergePatch.
 type patchHandler struct {
-	router   *Router
-	get      http.Handler
-	put      http.Handler
-	limit    int64
-	codec    interface{ Unmarshal([]byte, any) error }
-	declared map[string]bool                // the PUT body's members; nil: keep every member
-	checks   [2]*validate.InstanceValidator // the merge patch's and JSON Patch's schemas
+	router     *Router
+	get        http.Handler
+	put        http.Handler
+	limit      int64
+	codec      interface{ Unmarshal([]byte, any) error }
+	declared   map[string]bool // the PUT body's members; nil: any member
+	readOnly   map[string]bool // members either body's schema marks readOnly
+	mergeCheck *validate.InstanceValidator
+	required   bool // the PUT's Conditional is required:"true"
+	maxOps     int  // the most operations of a JSON Patch
 }
 
 // patchKind is the kind of patch a request sends.
@@ -327,6 +406,13 @@ const (
 	jsonPatch
 )
 
+// patchDoc is a patch decoded: a merge patch's value, or a JSON Patch.
+type patchDoc struct {
+	kind  patchKind
+	merge any
+	ops   jsonpatch.Patch
+}
+
 func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	kind, prob := patchKindOf(req.Header.Get("Content-Type"))
 	if prob != nil {
@@ -334,80 +420,100 @@ func (h *patchHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.router.WriteError(w, req, prob)
 		return
 	}
-	patch, prob := h.read(w, req)
-	if prob != nil {
-		h.router.WriteError(w, req, prob)
-		return
-	}
-	if errs := h.checks[kind-1].Validate(patch, "body"); errs != nil {
-		h.router.WriteError(w, req, problem.New(http.StatusUnprocessableEntity, "the patch does not match its schema", errs...))
-		return
-	}
-	var ops jsonpatch.Patch
-	var sent map[string]json.RawMessage // the merge patch's top-level members
-	if kind == mergePatch {
-		if err := json.Unmarshal(patch, &sent); err != nil || sent == nil {
-			h.router.WriteError(w, req, problem.New(http.StatusBadRequest, "a merge patch is a JSON object"))
-			return
-		}
-	} else {
-		var err error
-		if ops, err = jsonpatch.DecodePatch(patch); err != nil {
-			h.router.WriteError(w, req, problem.New(http.StatusBadRequest, "a JSON Patch is a list of operations, each with op and path: "+err.Error()))
-			return
-		}
-	}
 	cond := Conditional{
 		IfMatch:           strings.Join(req.Header.Values("If-Match"), ", "),
 		IfNoneMatch:       strings.Join(req.Header.Values("If-None-Match"), ", "),
 		IfUnmodifiedSince: req.Header.Get("If-Unmodified-Since"),
+		required:          h.required,
+	}
+	if h.required && !cond.guarded() {
+		h.router.WriteError(w, req, missingPrecondition())
+		return
+	}
+	body, prob := h.read(w, req)
+	if prob != nil {
+		h.router.WriteError(w, req, prob)
+		return
 	}
 
-	// The current resource, as GET answers it in JSON.
-	getReq := req.Clone(req.Context())
+	// The current resource, as GET answers it in JSON, and its
+	// modification time at the precision the GET's output holds it.
+	var modified time.Time
+	getReq := req.Clone(respond.WithModTime(req.Context(), &modified))
 	getReq.Method, getReq.Body, getReq.ContentLength = http.MethodGet, http.NoBody, 0
 	for _, k := range []string{"Accept", "Content-Type", "Content-Length", "Content-Encoding", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
 		getReq.Header.Del(k)
 	}
+	var patch *patchDoc
 	for range MaxWriteAttempts {
 		if req.Context().Err() != nil {
 			return // the client has gone
 		}
 		cur := newCaptured()
+		modified = time.Time{}
 		h.get.ServeHTTP(cur, getReq)
 		if cur.status != http.StatusOK {
 			cur.copyTo(w)
 			return
 		}
 		etag := cur.header.Get("ETag")
-		lastModified, _ := http.ParseTime(cur.header.Get("Last-Modified"))
 		if etag == "" {
 			h.router.WriteError(w, req, errors.New("vane: MergePatch: the GET answered without an ETag"))
 			return
 		}
-		if !cond.Matches(Version{ETag: etag, LastModified: lastModified, Exists: true}) {
-			h.router.WriteError(w, req, preconditionFailed())
+		if patch == nil {
+			// Only now, with the resource there, is the patch read at
+			// length; a patch that is not valid is a 422 whatever the
+			// preconditions say, as a PUT's body is.
+			if patch, prob = h.decode(kind, body); prob != nil {
+				h.router.WriteError(w, req, prob)
+				return
+			}
+		}
+		if modified.IsZero() {
+			modified, _ = http.ParseTime(cur.header.Get("Last-Modified"))
+		}
+		if err := cond.evaluate(Version{ETag: etag, LastModified: modified, Exists: true}); err != nil {
+			h.router.WriteError(w, req, err)
 			return
 		}
-		doc := h.project(cur.body.Bytes(), sent, ops)
-		var patched []byte
-		var err error
-		if kind == mergePatch {
-			patched, err = jsonpatch.MergePatch(doc, patch)
-		} else {
-			o := jsonpatch.NewApplyOptions()
-			o.SupportNegativeIndices = false
-			o.AccumulatedCopySizeLimit = max(h.limit, 1)
-			patched, err = ops.ApplyWithOptions(doc, o)
-		}
+		current, err := jsonpatch.Unmarshal(cur.body.Bytes())
 		if err != nil {
-			h.router.WriteError(w, req, applyProblem(err))
+			h.router.WriteError(w, req, fmt.Errorf("vane: MergePatch: the GET's body is not JSON: %w", err))
+			return
+		}
+		before := jsonpatch.Clone(current)
+		var patched any
+		if patch.kind == mergePatch {
+			patched = jsonpatch.Merge(current, patch.merge)
+		} else if patched, err = jsonpatch.Apply(current, patch.ops); err != nil {
+			h.router.WriteError(w, req, patchProblem(err, "the patch could not be applied"))
+			return
+		}
+		if prob := h.readOnlyChanged(before, patched, patch); prob != nil {
+			h.router.WriteError(w, req, prob)
+			return
+		}
+		if jsonpatch.Equal(before, patched) {
+			// Nothing changes: no write, no new version.
+			if len(req.Header["Accept"]) == 0 {
+				cur.copyTo(w)
+				return
+			}
+			again := getReq.Clone(req.Context())
+			again.Header["Accept"] = req.Header["Accept"]
+			h.get.ServeHTTP(w, again)
+			return
+		}
+		putBody, err := json.Marshal(h.forPut(before, patched))
+		if err != nil {
+			h.router.WriteError(w, req, fmt.Errorf("vane: MergePatch: encoding the patched resource: %w", err))
 			return
 		}
 
 		putReq := req.Clone(req.Context())
 		putReq.Method = http.MethodPut
-		putReq.Body, putReq.ContentLength = io.NopCloser(bytes.NewReader(patched)), int64(len(patched))
+		putReq.Body, putReq.ContentLength = io.NopCloser(bytes.NewReader(putBody)), int64(len(putBody))
 		putReq.Header.Set("Content-Type", "application/json")
 		putReq.Header.Del("Content-Encoding")
 		putReq.Header.Del("If-None-Match")
@@ -442,8 +548,7 @@ func patchKindOf(ct string) (patchKind, *problem.Details) {
 	return 0, problem.New(http.StatusUnsupportedMediaType, "send the patch as "+MergePatchType+" or "+JSONPatchType)
 }
 
-// read reads the patch within the body limit and checks that it is JSON
-// as strict as any request body's: well-formed UTF-8, no duplicate keys.
+// read reads the patch's bytes within the body limit.
 func (h *patchHandler) read(w http.ResponseWriter, req *http.Request) ([]byte, *problem.Details) {
 	req, prob := bind.DecodeBody(req, h.limit)
 	if prob != nil {
@@ -467,59 +572,152 @@ func (h *patchHandler) read(w http.ResponseWriter, req *http.Request) ([]byte, *
 	if len(bytes.TrimSpace(patch)) == 0 {
 		return nil, problem.New(http.StatusBadRequest, "the patch is empty")
 	}
-	var v any
-	if err := h.codec.Unmarshal(patch, &v); err != nil {
-		return nil, problem.New(http.StatusBadRequest, "the patch is not well-formed JSON: "+err.Error())
-	}
 	return patch, nil
 }
 
-// project returns the current resource without the members the PUT body
-// does not declare, except those the patch names at the top level.
-func (h *patchHandler) project(doc []byte, sent map[string]json.RawMessage, ops jsonpatch.Patch) []byte {
-	if h.declared == nil {
-		return doc
+// decode checks that the patch is JSON as strict as any request body's
+// (well-formed UTF-8, no duplicate keys: 400) and a valid patch of its
+// kind (422), and decodes it.
+func (h *patchHandler) decode(kind patchKind, body []byte) (*patchDoc, *problem.Details) {
+	var v any
+	if err := h.codec.Unmarshal(body, &v); err != nil {
+		return nil, problem.New(http.StatusBadRequest, "the patch is not well-formed JSON: "+err.Error())
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(doc, &m) != nil {
-		return doc
-	}
-	named := func(k string) bool {
-		if _, ok := sent[k]; ok {
-			return true
+	if kind == jsonPatch {
+		ops, err := jsonpatch.Decode(body, h.maxOps)
+		if err != nil {
+			return nil, patchProblem(err, "the patch is not a valid JSON Patch")
 		}
-		for _, o := range ops {
-			if p, err := o.Path(); err == nil && strings.SplitN(strings.TrimPrefix(p, "/"), "/", 2)[0] == k {
-				return true
-			}
-		}
-		return false
+		return &patchDoc{kind: kind, ops: ops}, nil
 	}
-	dropped := false
-	for k := range m {
-		if !h.declared[k] && !named(k) {
-			delete(m, k)
-			dropped = true
-		}
+	if errs := h.mergeCheck.Validate(body, "body"); errs != nil {
+		return nil, problem.New(http.StatusUnprocessableEntity, "the patch does not match its schema", errs...)
 	}
-	if !dropped {
-		return doc
+	m, err := jsonpatch.Unmarshal(body)
+	if _, ok := m.(map[string]any); err != nil || !ok {
+		return nil, problem.New(http.StatusUnprocessableEntity, "a merge patch is a JSON object")
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return doc
-	}
-	return out
+	return &patchDoc{kind: kind, merge: m}, nil
 }
 
-// applyProblem is the answer to a patch that does not apply: 409 for a
-// JSON Patch test that failed (the resource is not in the state the
-// client expected), else 422 (RFC 5789 section 2.2).
-func applyProblem(err error) *problem.Details {
-	if errors.Is(err, jsonpatch.ErrTestFailed) {
-		return problem.New(http.StatusConflict, "a test operation of the patch failed: the resource is not as the patch expects")
+// readOnlyChanged is the 422 of a patch whose result differs from the
+// resource before it in a read-only member: one the resource has and the
+// PUT body does not declare, or one a schema marks readOnly. It names
+// each such member where the patch touched it.
+func (h *patchHandler) readOnlyChanged(before, after any, patch *patchDoc) *problem.Details {
+	b, ok := before.(map[string]any)
+	if !ok {
+		return nil
 	}
-	return problem.New(http.StatusUnprocessableEntity, "the patch could not be applied: "+err.Error())
+	a, _ := after.(map[string]any) // nil when the result is no object: every member of before is gone
+	var names []string
+	check := func(k string) {
+		if !h.readOnly[k] && (h.declared == nil || h.declared[k]) {
+			return
+		}
+		if _, had := b[k]; !had && !h.readOnly[k] {
+			return // a member the resource does not have: the PUT's rules judge it
+		}
+		bv, inB := b[k]
+		av, inA := a[k]
+		if inA != inB || !jsonpatch.Equal(bv, av) {
+			names = append(names, k)
+		}
+	}
+	for k := range b {
+		check(k)
+	}
+	for k := range a {
+		if _, seen := b[k]; !seen {
+			check(k)
+		}
+	}
+	if names == nil {
+		return nil
+	}
+	sort.Strings(names)
+	errs := make([]problem.FieldError, 0, len(names))
+	for _, k := range names {
+		msg := "read-only: a patch cannot change it"
+		if patch.kind == mergePatch {
+			errs = append(errs, problem.FieldError{Location: problem.Location("body").Field(k).String(), Message: msg})
+			continue
+		}
+		i, member, ptr := touching(patch.ops, k)
+		loc := "body"
+		if i >= 0 {
+			loc = problem.Location("body").Index(i).Field(member).String()
+		}
+		errs = append(errs, problem.FieldError{Location: loc, Message: strconv.Quote(k) + " is " + msg, Value: ptr})
+	}
+	return problem.New(http.StatusUnprocessableEntity, "the patch changes read-only members of the resource", errs...)
+}
+
+// touching finds the first operation of ops that changes the top-level
+// member k (or the whole document): its index, which of its members
+// names the place, and that pointer; -1 for none.
+func touching(ops jsonpatch.Patch, k string) (int, string, string) {
+	for i, op := range ops {
+		if op.Op == "test" {
+			continue
+		}
+		if len(op.Path) == 0 || op.Path[0] == k {
+			return i, "path", op.Path.String()
+		}
+		if op.Op == "move" && (len(op.From) == 0 || op.From[0] == k) {
+			return i, "from", op.From.String()
+		}
+	}
+	return -1, "", ""
+}
+
+// forPut is the patched resource as put receives it: without the
+// members the PUT body does not declare that the resource had (read-only,
+// and unchanged by now); members it did not have are left to the PUT's
+// rules.
+func (h *patchHandler) forPut(before, after any) any {
+	a, ok := after.(map[string]any)
+	b, _ := before.(map[string]any)
+	if !ok || h.declared == nil {
+		return after
+	}
+	for k := range a {
+		if _, had := b[k]; had && !h.declared[k] {
+			delete(a, k)
+		}
+	}
+	return a
+}
+
+// patchProblem is the answer to a JSON Patch that is not valid or does
+// not apply: 409 for a test operation that failed (the resource is not in
+// the state the client expected; RFC 5789 section 2.2), else 422 with
+// detail, naming the operation and member.
+func patchProblem(err error, detail string) *problem.Details {
+	var pe *jsonpatch.Error
+	if !errors.As(err, &pe) {
+		return problem.New(http.StatusUnprocessableEntity, detail)
+	}
+	loc := problem.Location("body")
+	if pe.Index >= 0 {
+		loc = loc.Index(pe.Index)
+		if pe.Member != "" {
+			loc = loc.Field(pe.Member)
+		}
+	}
+	fe := problem.FieldError{Location: loc.String(), Message: pe.Reason}
+	if pe.Member == "path" || pe.Member == "from" {
+		fe.Value = pe.Pointer
+	}
+	switch {
+	case pe.Test:
+		return problem.New(http.StatusConflict, "a test operation of the patch failed: the resource is not as the patch expects", fe)
+	case errors.Is(err, jsonpatch.ErrTooCostly):
+		return problem.New(http.StatusUnprocessableEntity, "the patch takes more work than its size allows", fe)
+	case pe.Index < 0:
+		return problem.New(http.StatusUnprocessableEntity, detail+": "+pe.Reason)
+	}
+	return problem.New(http.StatusUnprocessableEntity, detail, fe)
 }
 
 // captured is a response kept in memory: the GET's, to be patched, or

@@ -28,8 +28,8 @@ func TestGroupProblems(t *testing.T) {
 
 	want := map[string]string{
 		"/open":      "200 406 500",
-		"/api/me":    "200 401:WWW-Authenticate 406 500 503",
-		"/api/items": "200 406 500 503",
+		"/api/me":    "200 401:WWW-Authenticate 406 500 503:Retry-After",
+		"/api/items": "200 406 500 503:Retry-After",
 		"/busy/x":    "200 406 500 503:Retry-After",
 	}
 	for _, d := range r.Operations() {

@@ -49,8 +49,9 @@ type api struct {
 	middleware map[string][]func(http.Handler) http.Handler
 	// maxStreams is the most event streams served at once (MaxStreams);
 	// streams counts those open.
-	maxStreams int64
-	streams    atomic.Int64
+	maxStreams    int64
+	streams       atomic.Int64
+	streamClients streamClients // MaxStreamsPerClient
 	// checks build what a request would otherwise build first (the
 	// documents of Docs), for Check.
 	checks []func() error

@@ -125,10 +125,10 @@ type ReadinessCheck struct {
 // which tells a load balancer whether to send this server requests:
 //
 //   - while s is draining ([Server.Draining]), 503 Service Unavailable
-//     with an application/problem+json body, at once and without running
-//     the checks;
-//   - when a check returns an error, 503 with a problem body whose detail
-//     names the check; the error itself, which may name hosts or users,
+//     with an application/problem+json body and Retry-After, at once and
+//     without running the checks;
+//   - when a check returns an error, 503 (with Retry-After) with a
+//     problem body whose detail names the check; the error itself, which may name hosts or users,
 //     goes to s's Logger at level Warn, not to the client;
 //   - otherwise 200 with {"status":"ready","checks":{"database":"ok"}}
 //     (checks listed by name).
@@ -142,6 +142,7 @@ type ReadinessCheck struct {
 func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if s.Draining() {
 			problem.Write(w, problem.New(http.StatusServiceUnavailable, "not ready: the server is shutting down"))
 			return

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/vane-http/vane/middleware"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/schema"
@@ -48,6 +50,10 @@ var ErrStreamClosed = errors.New("vane: the event stream is closed")
 // unless MaxStreams says otherwise.
 const DefaultMaxStreams = 1024
 
+// DefaultMaxStreamsPerClient is how many event streams one client may
+// hold open at once unless MaxStreamsPerClient says otherwise.
+const DefaultMaxStreamsPerClient = 32
+
 // StreamWriteTimeout is how long one event or heartbeat may take to reach
 // a client: a client that stops reading has its stream ended then, rather
 // than holding a goroutine and a connection for ever.
@@ -65,6 +71,98 @@ func MaxStreams(n int) Option {
 		}
 		a.maxStreams = int64(n)
 	}}
+}
+
+// MaxStreamsPerClient sets how many event streams one client may hold
+// open at once, beside MaxStreams' cap on all of them, so that no client
+// can take every slot. A client is what key returns for its request; nil
+// means StreamClientAddress, the client's address. A request whose key is
+// "" counts towards MaxStreams only. Past the cap, a new stream of that
+// client is answered 429 Too Many Requests with Retry-After, before its
+// handler runs: the client is over its own allowance (RFC 6585 section
+// 4), while the server still has room, which a 503 would deny. n == 0
+// means DefaultMaxStreamsPerClient; n < 0 means no cap per client.
+//
+// Behind a proxy or load balancer, every stream comes from its address:
+// install middleware.RealIP with the proxy as trusted, so that the key is
+// the client's, or give a key of your own (an authenticated user's ID;
+// keep it short, it is held while the client's streams are open). Many
+// people behind one address (an office's NAT) are one client to the
+// default key.
+func MaxStreamsPerClient(n int, key func(*http.Request) string) Option {
+	return Option{api: func(a *api) {
+		a.streamClients.max, a.streamClients.key = int64(n), key
+	}}
+}
+
+// StreamClientAddress is MaxStreamsPerClient's default key: the client's
+// address as middleware.ClientIP gives it (what middleware.RealIP found
+// behind trusted proxies, else the connection's peer), an IPv6 address
+// by its /64 prefix (the block one host usually has to itself, so that a
+// client does not pass the cap by changing addresses within it); "" when
+// the address is not known (a Unix socket).
+func StreamClientAddress(req *http.Request) string {
+	a := middleware.ClientIP(req)
+	switch {
+	case !a.IsValid():
+		return ""
+	case a.Is6():
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// streamClients counts the event streams each client holds open
+// (MaxStreamsPerClient); a client without any has no entry, so that the
+// map holds at most as many clients as there are streams opening or open.
+type streamClients struct {
+	max  int64                      // 0: DefaultMaxStreamsPerClient; < 0: no cap
+	key  func(*http.Request) string // nil: StreamClientAddress
+	mu   sync.Mutex
+	open map[string]int64
+}
+
+// acquire counts a new stream of req's client and returns its key, or
+// reports that the client already holds as many as it may. An empty key
+// counts nothing and needs no release.
+func (c *streamClients) acquire(req *http.Request) (key string, ok bool) {
+	limit := c.max
+	switch {
+	case limit < 0:
+		return "", true
+	case limit == 0:
+		limit = DefaultMaxStreamsPerClient
+	}
+	keyOf := c.key
+	if keyOf == nil {
+		keyOf = StreamClientAddress
+	}
+	if key = keyOf(req); key == "" {
+		return "", true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[key] >= limit {
+		return "", false
+	}
+	if c.open == nil {
+		c.open = map[string]int64{}
+	}
+	c.open[key]++
+	return key, true
+}
+
+// release uncounts a stream that acquire counted under key.
+func (c *streamClients) release(key string) {
+	if key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[key]--; c.open[key] <= 0 {
+		delete(c.open, key)
+	}
 }
 
 // Stream registers a typed GET operation that answers with server-sent
@@ -86,13 +184,20 @@ func MaxStreams(n int) Option {
 // The stream opens with a comment line, flushed, so that its headers
 // reach the client at once even through compressing middleware. A HEAD
 // request is answered with the stream's headers and no body, without
-// running h. The router serves at most MaxStreams streams at once; past
-// that, 503 with Retry-After.
+// running h. The router serves at most MaxStreams streams at once, and
+// one client at most MaxStreamsPerClient of them; past those, 503 and
+// 429, each with Retry-After.
 func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...func(*Op)) {
 	if h == nil || len(events) == 0 {
 		panic("vane: Stream " + pattern + " needs a handler and at least one event type")
 	}
 	op := newOp(http.MethodGet, pattern, opts)
+	// The answers past the caps (respond.EventStream documents the 503).
+	op.Problems = append(slices.Clip(op.Problems), ProblemType{Status: http.StatusServiceUnavailable, Headers: retryAfterDoc})
+	if r.api.streamClients.max >= 0 {
+		op.Problems = append(op.Problems, ProblemType{Status: http.StatusTooManyRequests, Headers: retryAfterDoc,
+			Description: "Too Many Requests: this client has as many event streams open as one client may; close one, or retry after the Retry-After header's seconds."})
+	}
 	names := make(map[reflect.Type]string, len(events))
 	order := make([]string, 0, len(events))
 	for name := range events {
@@ -159,10 +264,17 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 			w.WriteHeader(http.StatusOK)
 			return
 		}
+		client, ok := a.streamClients.acquire(req)
+		if !ok {
+			th.fail(w, req, problem.New(http.StatusTooManyRequests, "this client has as many event streams open as one client may; close one, or retry later").
+				WithHeader("Retry-After", streamRetryAfter))
+			return
+		}
+		defer a.streamClients.release(client)
 		if a.streams.Add(1) > a.maxStreams {
 			a.streams.Add(-1)
 			th.fail(w, req, problem.New(http.StatusServiceUnavailable, "the server has as many event streams open as it allows; retry later").
-				WithHeader("Retry-After", "5"))
+				WithHeader("Retry-After", streamRetryAfter))
 			return
 		}
 		defer a.streams.Add(-1)
@@ -218,6 +330,13 @@ func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx 
 	r.Handle(http.MethodGet, op.Path, h2)
 	r.api.ops = append(r.api.ops, d)
 }
+
+// streamRetryAfter is the Retry-After, in seconds, of a stream refused
+// for a cap.
+const streamRetryAfter = "5"
+
+// retryAfterDoc documents the Retry-After of an answer.
+var retryAfterDoc = map[string]string{"Retry-After": "Seconds to wait before retrying."}
 
 // shutdownKey is the request context key under which vane.Server keeps a
 // channel closed when it starts shutting down: event streams end then.
@@ -320,10 +439,11 @@ func (s *eventStream) close() {
 	s.mu.Unlock()
 }
 
-// setStreamHeaders sets the headers of an event stream's answer: its type,
-// and no caching or buffering on the way.
+// setStreamHeaders sets the headers of an event stream's answer: its type
+// (nosniff: only that type), and no caching or buffering on the way.
 func setStreamHeaders(h http.Header) {
 	h.Set("Content-Type", EventStreamType)
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 }

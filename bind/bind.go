@@ -48,6 +48,13 @@
 //   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
 //     name and value.
 //
+// An integer (of any kind) has one spelling per value, JSON's: decimal
+// digits without leading zeros, after a '-' for a negative value. 01, +1
+// and -0 are refused (422) wherever an integer is bound from text (path,
+// query, header, cookie, form field, and a default tag at Compile): a
+// path names a resource, and /pets/01 must not be a second URL, cache
+// key or cursor scope of /pets/1.
+//
 // An untagged field of type *http.Request gets the request itself, for
 // what a handler needs beyond the parameters: the client's address
 // (middleware.ClientIP(req): what middleware.RealIP found behind a
@@ -189,6 +196,9 @@ func (p *param) set(s string, dst unsafe.Pointer) error {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return intErr(err, 64)
+		}
+		if !canonicalInt(s) {
+			return errIntSpelling
 		}
 		if p.fast == fastInt64 {
 			*(*int64)(dst) = v

@@ -495,3 +495,77 @@ func TestDurationTextIsDocumentedAsText(t *testing.T) {
 	isText("X-Timeout", b.Parameters[2].Schema)
 	isText("form ttl", b.RequestBody.Content[0].Schema.Properties["ttl"])
 }
+
+// An integer parameter or form field has one spelling per value: digits
+// without leading zeros, after '-' for a negative value; 01, +1, -0 and
+// 007 are refused (422) in the path, the query, a header, a cookie and a
+// form, for every integer kind, while 0, 7 and -7 bind. A path names a
+// resource: /pets/1 and /pets/01 must not both name pet 1.
+func TestIntegerHasOneSpelling(t *testing.T) {
+	type ints struct {
+		ID     int64  `path:"id"`
+		U      uint16 `path:"u"`
+		I      int    `query:"i"`
+		I8     int8   `query:"i8"`
+		U64    uint64 `query:"u64"`
+		P      *int32 `query:"p"`
+		List   []int  `query:"list" explode:"false"`
+		Hdr    int    `header:"X-N"`
+		Cookie uint   `cookie:"c"`
+		Body   struct {
+			F int `form:"f"`
+		}
+	}
+	b := compile(t, reflect.TypeFor[ints](), "POST", "/pets/{id}/{u}", "id", "u")
+	bind := func(v string) (*ints, *problem.Details) {
+		q := "i=" + v + "&i8=" + v + "&u64=" + v + "&p=" + v + "&list=1," + v
+		req := httptest.NewRequest("POST", "/x?"+strings.ReplaceAll(q, "+", "%2B"), strings.NewReader("f="+strings.ReplaceAll(v, "+", "%2B")))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-N", v)
+		req.Header.Set("Cookie", "c="+v)
+		var in ints
+		var st State
+		defer st.Cleanup()
+		defer st.Release()
+		return &in, b.Bind(req, []string{v, v}, &in, &st)
+	}
+	for _, v := range []string{"01", "+1", "-0", "007", "+0", "00", "-01"} {
+		_, prob := bind(v)
+		if prob == nil || prob.Status != 422 {
+			t.Fatalf("%q: want 422, got %v", v, prob)
+		}
+		got := map[string]bool{}
+		for _, e := range prob.Errors {
+			got[e.Location] = true
+			if (strings.HasPrefix(e.Location, "path.") || strings.HasPrefix(e.Location, "header.")) && e.Value != v {
+				t.Errorf("%q: %s: value %q", v, e.Location, e.Value)
+			}
+		}
+		// Unsigned kinds refuse a sign of their own accord; every
+		// location is refused either way.
+		for _, loc := range []string{"path.id", "path.u", "query.i", "query.i8", "query.u64", "query.p", "query.list", "header.X-N", "cookie.c", "body.f"} {
+			if !got[loc] {
+				t.Errorf("%q: %s accepted (errors %v)", v, loc, prob.Errors)
+			}
+		}
+	}
+	for _, c := range []struct {
+		v    string
+		want int64
+	}{{"0", 0}, {"7", 7}, {"10", 10}} {
+		in, prob := bind(c.v)
+		if prob != nil || in.ID != c.want || int64(in.U) != c.want || int64(in.I) != c.want || int64(*in.P) != c.want ||
+			int64(in.Hdr) != c.want || int64(in.Cookie) != c.want || int64(in.Body.F) != c.want || len(in.List) != 2 {
+			t.Errorf("%q: %+v %v", c.v, in, prob)
+		}
+	}
+	var neg struct {
+		ID int64 `path:"id"`
+		N  int8  `query:"n"`
+	}
+	nb := compile(t, reflect.TypeOf(neg), "GET", "/a/{id}", "id")
+	var st State
+	if prob := nb.Bind(httptest.NewRequest("GET", "/x?n=-128", nil), []string{"-7"}, &neg, &st); prob != nil || neg.ID != -7 || neg.N != -128 {
+		t.Errorf("negative values: %+v %v", neg, prob)
+	}
+}

@@ -349,10 +349,17 @@ func (b *Binder) readMultipart(req *http.Request, params string, st *State) (*mu
 		}
 		var mbe *http.MaxBytesError
 		var ne net.Error
-		if errors.As(err, &mbe) || errors.Is(err, io.ErrNoProgress) || errors.As(err, &ne) || errors.Is(err, os.ErrDeadlineExceeded) {
+		if errors.As(err, &mbe) || errors.Is(err, io.ErrNoProgress) || errors.As(err, &ne) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, errBadGzip) {
 			return nil, readError(err)
 		}
 		return nil, problem.New(http.StatusBadRequest, "malformed multipart body: "+err.Error())
+	}
+	if req.Header["Content-Encoding"] != nil {
+		// The form ends at its closing boundary; the coding's data must
+		// end cleanly too (within the limit), with nothing after it.
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			return nil, readError(err)
+		}
 	}
 	return form, nil
 }

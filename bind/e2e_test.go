@@ -2,6 +2,7 @@ package bind_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -283,5 +285,76 @@ func TestStrictJSONEndToEnd(t *testing.T) {
 	}
 	if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("problem without nosniff: %q", got)
+	}
+}
+
+// A typed operation's integer path parameter has one spelling: /pets/01,
+// /pets/+1 and /pets/-0 are 422s naming path.id (not other URLs of pet
+// 1 or 0), /pets/0 is bound and then refused by its minimum, as before,
+// and /pets/1 reaches the handler.
+func TestPathIntegerSpellingEndToEnd(t *testing.T) {
+	type getPet struct {
+		ID int64 `path:"id" minimum:"1"`
+	}
+	r := vane.New()
+	vane.Get(r, "/pets/{id}", func(ctx context.Context, in *getPet) (*struct{ Body int64 }, error) {
+		return &struct{ Body int64 }{in.ID}, nil
+	})
+	for _, c := range []struct {
+		path, status, message string
+	}{
+		{"/pets/01", "422", "no leading zeros"},
+		{"/pets/+1", "422", "no + sign"},
+		{"/pets/-0", "422", "rather than -0"},
+		{"/pets/%2B1", "422", "no + sign"},
+		{"/pets/0", "422", "expected number >= 1"},
+		{"/pets/1", "200", ""},
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", c.path, nil))
+		body := w.Body.String()
+		if strconv.Itoa(w.Code) != c.status || c.message != "" && (!strings.Contains(body, c.message) || !strings.Contains(body, `"path.id"`)) ||
+			c.status == "200" && strings.TrimSpace(body) != "1" {
+			t.Errorf("%s: %d %s", c.path, w.Code, body)
+		}
+	}
+}
+
+// A typed operation reads every member of a gzip body, and refuses
+// bytes after the last one, over a real connection.
+func TestGzipMembersEndToEnd(t *testing.T) {
+	r := vane.New()
+	vane.Post(r, "/echo", echo)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	member := func(s string) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(s))
+		w.Close()
+		return b.Bytes()
+	}
+	two := append(member(`{"name":"Re`), member(`x"}`)...)
+	for _, c := range []struct {
+		name   string
+		body   []byte
+		status int
+		want   string
+	}{
+		{"two members", two, 200, `{"name":"Rex"}`},
+		{"garbage after a member", append(member(`{"name":"Rex"}`), "garbage"...), 400, "not gzip throughout"},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"/echo", bytes.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Encoding", "gzip")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || !strings.Contains(string(body), c.want) {
+			t.Errorf("%s: %d %s", c.name, res.StatusCode, body)
+		}
 	}
 }

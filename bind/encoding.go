@@ -1,7 +1,9 @@
 package bind
 
 import (
+	"compress/flate"
 	"compress/gzip"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -19,8 +21,16 @@ const AcceptEncoding = "gzip"
 // compressed bytes and the decompressed ones each bounded by limit (the
 // decompressed by the reading that follows), so that a small body that
 // inflates to gigabytes costs what the limit allows; identity is the
-// body as it is. Any other coding, or more than one, is a 415 whose
-// Accept-Encoding names gzip; a body that is not gzip is a 400.
+// body as it is. Any other coding (deflate, br, zstd), or more than one,
+// is a 415 whose Accept-Encoding names gzip; a body that does not begin
+// as gzip is a 400.
+//
+// A gzip body is every member it holds, one after the other (RFC 1952
+// section 2.2: a file of several members decompresses to their
+// contents joined). Reading it fails, a 400 for a typed operation, when
+// a member is corrupt or cut short, or bytes that begin no member follow
+// the last one: nothing after the data is ignored. The error's text is
+// meant for the client.
 func DecodeBody(req *http.Request, limit int64) (*http.Request, *problem.Details) {
 	codings := req.Header["Content-Encoding"]
 	if len(codings) == 0 {
@@ -48,16 +58,42 @@ func DecodeBody(req *http.Request, limit int64) (*http.Request, *problem.Details
 		}
 		return nil, problem.New(http.StatusBadRequest, "the request body is not gzip, as its Content-Encoding says")
 	}
-	zr.Multistream(false)
 	r2 := new(http.Request)
 	*r2 = *req
 	r2.Body = struct {
 		io.Reader
 		io.Closer
-	}{zr, req.Body}
+	}{gzipMembers{zr}, req.Body}
 	r2.ContentLength = -1 // the decompressed length is unknown
 	return r2, nil
 }
+
+// gzipMembers reads every member of a gzip body (gzip.Reader's
+// multistream mode), its errors about the gzip data itself made an
+// errBadGzip; the body's own errors (too large, too slow) pass as they
+// are.
+type gzipMembers struct{ zr *gzip.Reader }
+
+func (g gzipMembers) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF && badGzip(err) {
+		err = errBadGzip
+	}
+	return n, err
+}
+
+// badGzip reports whether err, from a gzip.Reader, is about the data: a
+// header that is no gzip member's (bytes after the last member among
+// them), a checksum or size that does not match, corrupt deflate data,
+// or data that ends inside a member.
+func badGzip(err error) bool {
+	var corrupt flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// errBadGzip is the error reading a gzip body whose data is not gzip
+// throughout; its text is shown to the client.
+var errBadGzip = errors.New("the request body is not gzip throughout, as its Content-Encoding says: a member is corrupt or cut short, or bytes that begin no member follow the last one")
 
 func quote(s string) string {
 	if len(s) > 40 {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,57 @@ func FuzzMediaType(f *testing.F) {
 				t.Fatalf("%q: charset %q, mime %q", ct, cs, wantParams["charset"])
 			}
 		})
+	})
+}
+
+// Every integer kind accepts a text exactly when it is the one spelling
+// of a value in range (what strconv.FormatInt or FormatUint writes for
+// it), on the fast path (int, int64) and the parsers alike, and stores
+// that value.
+func FuzzIntegerSpelling(f *testing.F) {
+	for _, s := range []string{"0", "-0", "01", "+1", "-1", "007", "127", "128", "-128", "-129", "255", "256", "9223372036854775807",
+		"-9223372036854775808", "18446744073709551615", "1_0", "0x10", " 1", "1 ", "", "-", "+", "١"} {
+		f.Add(s)
+	}
+	kinds := []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[int8](), reflect.TypeFor[int16](), reflect.TypeFor[int32](), reflect.TypeFor[int64](),
+		reflect.TypeFor[uint](), reflect.TypeFor[uint8](), reflect.TypeFor[uint16](), reflect.TypeFor[uint32](), reflect.TypeFor[uint64]()}
+	parsers := make([]parser, len(kinds))
+	for i, k := range kinds {
+		p, err := scalarParser(k, "")
+		if err != nil {
+			f.Fatal(err)
+		}
+		parsers[i] = p
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i, k := range kinds {
+			v := reflect.New(k)
+			err := parsers[i](s, v.UnsafePointer())
+			var spelled string
+			var inRange bool
+			if k.Kind() >= reflect.Uint && k.Kind() <= reflect.Uint64 {
+				n, perr := strconv.ParseUint(s, 10, k.Bits())
+				spelled, inRange = strconv.FormatUint(n, 10), perr == nil
+				if err == nil && v.Elem().Uint() != n {
+					t.Fatalf("%v %q: stored %v", k, s, v.Elem())
+				}
+			} else {
+				n, perr := strconv.ParseInt(s, 10, k.Bits())
+				spelled, inRange = strconv.FormatInt(n, 10), perr == nil
+				if err == nil && v.Elem().Int() != n {
+					t.Fatalf("%v %q: stored %v", k, s, v.Elem())
+				}
+			}
+			if want := inRange && spelled == s; (err == nil) != want {
+				t.Fatalf("%v %q: accepted %v, want %v (%v)", k, s, err == nil, want, err)
+			}
+			if fk := fastKind(k); fk != fastNone {
+				fp := param{fast: fk, parse: parsers[i]}
+				w := reflect.New(k)
+				if ferr := fp.set(s, w.UnsafePointer()); (ferr == nil) != (err == nil) || ferr == nil && w.Elem().Int() != v.Elem().Int() {
+					t.Fatalf("%v %q: fast path %v %v, parser %v %v", k, s, w.Elem(), ferr, v.Elem(), err)
+				}
+			}
+		}
 	})
 }

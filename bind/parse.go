@@ -84,6 +84,9 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 			if err != nil {
 				return intErr(err, bits)
 			}
+			if !canonicalInt(s) {
+				return errIntSpelling
+			}
 			switch k {
 			case reflect.Int:
 				*(*int)(p) = int(v)
@@ -104,6 +107,9 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 			v, err := strconv.ParseUint(s, 10, bits)
 			if err != nil {
 				return intErr(err, bits)
+			}
+			if !canonicalInt(s) {
+				return errIntSpelling
 			}
 			switch k {
 			case reflect.Uint:
@@ -152,6 +158,28 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 	}
 	return nil, fmt.Errorf("type %v cannot be parsed from text", t)
 }
+
+// canonicalInt reports whether s, which strconv parsed as a base-10
+// integer, is the one spelling of its value: decimal digits without
+// leading zeros, after a '-' for a negative value; no '+' sign and no
+// "-0". Other spellings (01, +1, -0) would be other URLs, cache keys and
+// cursor scopes for one resource. It is JSON's spelling of an integer,
+// but for -0.
+func canonicalInt(s string) bool {
+	switch c := s[0]; {
+	case c > '0': // 1 to 9, the usual case: one test
+		return true
+	case c == '0':
+		return len(s) == 1
+	case c == '-':
+		return s[1] != '0' // strconv accepted s: a digit follows
+	}
+	return false // '+'
+}
+
+// errIntSpelling is the message for an integer spelled another way than
+// canonicalInt's.
+var errIntSpelling = parseErr("expected an integer in its one spelling: no + sign, no leading zeros, 0 rather than -0")
 
 func intErr(err error, bits int) error {
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {

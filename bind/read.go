@@ -121,6 +121,8 @@ func readError(err error) *problem.Details {
 	switch {
 	case errors.As(err, &mbe):
 		return tooLarge(mbe.Limit)
+	case errors.Is(err, errBadGzip):
+		return problem.New(http.StatusBadRequest, errBadGzip.Error())
 	case errors.Is(err, io.ErrNoProgress):
 		return problem.New(http.StatusBadRequest, "the request body made no progress")
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():

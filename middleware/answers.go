@@ -52,7 +52,8 @@ func Answers(mw func(http.Handler) http.Handler) []Answer {
 // This package's middleware that answer of their own accord.
 func init() {
 	Declare(Timeout(time.Second), Answer{Status: http.StatusServiceUnavailable,
-		Description: "Service Unavailable: the operation did not answer within the server's time limit."})
+		Description: "Service Unavailable: the operation did not answer within the server's time limit; retry after the Retry-After header's seconds.",
+		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 	Declare(Throttle(1, 0, 0), Answer{Status: http.StatusServiceUnavailable,
 		Description: "Service Unavailable: the server is busy; retry after the Retry-After header's seconds.",
 		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})

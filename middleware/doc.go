@@ -10,8 +10,8 @@
 //     forwarding headers are believed only from proxies you name.
 //   - [Logger]: one log/slog record per request: method, route, path,
 //     status, bytes, duration, request ID and client.
-//   - [Timeout]: a deadline on the handler; 503 with a problem body when it
-//     passes, and the request's context cancelled.
+//   - [Timeout]: a deadline on the handler; 503 with a problem body and
+//     Retry-After when it passes, and the request's context cancelled.
 //   - [Throttle]: a bound on the requests that run at once.
 //   - [Recoverer]: a panic becomes a 500 problem response and a log record
 //     (vane.Server installs it on every server).

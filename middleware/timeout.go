@@ -22,8 +22,9 @@ const TimeoutBuffer = 64 << 10
 // Timeout returns middleware that gives each handler d to answer. The
 // handler runs with a context that is cancelled when d passes (or when the
 // request's own context ends); if it has not answered by then, the client
-// gets 503 Service Unavailable with an application/problem+json body at
-// once, rather than when the handler notices.
+// gets 503 Service Unavailable with an application/problem+json body and
+// Retry-After (problem.DefaultRetryAfter seconds) at once, rather than
+// when the handler notices.
 //
 // To be able to replace a late answer, Timeout holds the response back:
 // the handler's headers, status and first [TimeoutBuffer] bytes are kept

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -109,9 +110,15 @@ func yamlValue(dec *json.Decoder) (*yaml.Node, error) {
 
 // yamlString is a string scalar. Tagging it !!str makes the encoder quote
 // any value that would otherwise be read back as a number, bool or null.
+// A string with U+0085, U+2028 or U+2029 is double-quoted, where they are
+// escaped (\N, \L, \P): YAML 1.1 breaks lines at them and YAML 1.2 does
+// not, so written as themselves they are read as two different strings.
 func yamlString(s string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	if len(s) > 0 && bytes.IndexByte([]byte(s), '\n') >= 0 {
+	switch {
+	case strings.ContainsAny(s, "\u0085\u2028\u2029"):
+		n.Style = yaml.DoubleQuotedStyle
+	case strings.IndexByte(s, '\n') >= 0:
 		n.Style = yaml.LiteralStyle
 	}
 	return n

@@ -43,6 +43,26 @@ func TestJSONToYAMLRoundTrip(t *testing.T) {
 	}
 }
 
+// YAML 1.1 reads U+0085, U+2028 and U+2029 as line breaks and YAML 1.2
+// as characters: the YAML form writes them escaped, never as themselves,
+// so that a reader of either version reads the string the JSON has.
+func TestJSONToYAMLEscapesUnicodeLineBreaks(t *testing.T) {
+	for _, s := range []string{"^[^\u2028-\u202e]*$", "a\u2029b", "next\u0085line", "both\nand\u2028"} {
+		data, _ := json.Marshal(map[string]string{"pattern": s})
+		out, err := JSONToYAML(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(string(out), "\u0085\u2028\u2029") {
+			t.Errorf("%q is written as itself: %q", s, out)
+		}
+		var back map[string]string
+		if err := yaml.Unmarshal(out, &back); err != nil || back["pattern"] != s {
+			t.Errorf("%q read back as %q (%v) from %q", s, back["pattern"], err, out)
+		}
+	}
+}
+
 func TestJSONToYAMLKeepsKeyOrder(t *testing.T) {
 	out, err := JSONToYAML([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{}}`))
 	if err != nil {

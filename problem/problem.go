@@ -205,7 +205,9 @@ func (p *Details) StatusCode() int {
 // X-Content-Type-Options: nosniff (so that no browser takes the body for
 // another type), with Type and Title filled in when empty (in a copy: p
 // is not changed, so a shared problem value is safe to write from many
-// requests).
+// requests). A 503 always carries Retry-After: p's own (WithHeader), or
+// one already set on w, else DefaultRetryAfter, so that no client or
+// load balancer retries a 503 at once and without end.
 func Write(w http.ResponseWriter, p *Details) {
 	q := *p
 	p = &q
@@ -237,6 +239,9 @@ func Write(w http.ResponseWriter, p *Details) {
 			h.Add(k, v)
 		}
 	}
+	if p.Status == http.StatusServiceUnavailable && h["Retry-After"] == nil {
+		h["Retry-After"] = defaultRetryAfter
+	}
 	h["Content-Type"] = contentType
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["X-Content-Type-Options"] = nosniff
@@ -245,6 +250,12 @@ func Write(w http.ResponseWriter, p *Details) {
 }
 
 var nosniff = []string{"nosniff"}
+
+// DefaultRetryAfter is the Retry-After, in seconds, of a 503 problem
+// that says none of its own (see Write).
+const DefaultRetryAfter = 1
+
+var defaultRetryAfter = []string{strconv.Itoa(DefaultRetryAfter)}
 
 // Fixed is a problem response encoded once, when it is made, so that
 // writing it allocates nothing: the fixed answers of middleware and
@@ -266,11 +277,15 @@ func NewFixed(p *Details) *Fixed {
 
 // Write sends the problem as Write does: its status, Content-Type
 // application/problem+json, Content-Length and X-Content-Type-Options:
-// nosniff, after any header the caller set (Retry-After, Cache-Control).
+// nosniff, after any header the caller set (Retry-After, Cache-Control),
+// and a 503's Retry-After when neither the problem nor the caller set one.
 func (f *Fixed) Write(w http.ResponseWriter) {
 	h := w.Header()
 	for k, vs := range f.header {
 		h[k] = vs
+	}
+	if f.status == http.StatusServiceUnavailable && h["Retry-After"] == nil {
+		h["Retry-After"] = defaultRetryAfter
 	}
 	h["Content-Type"] = contentType
 	h["Content-Length"] = f.length

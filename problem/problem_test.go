@@ -104,3 +104,37 @@ func TestParseReadsWhatWriteSends(t *testing.T) {
 		t.Errorf("%+v %v", q, err)
 	}
 }
+
+// A 503 problem always carries Retry-After: the problem's own, or the
+// one the caller set, else DefaultRetryAfter; other statuses get none.
+// Fixed problems follow the same rule.
+func TestServiceUnavailableCarriesRetryAfter(t *testing.T) {
+	cases := []struct {
+		name   string
+		p      *Details
+		preset string
+		want   string
+	}{
+		{"plain 503", New(503, "the database is down"), "", "1"},
+		{"its own", New(503, "down").WithHeader("Retry-After", "7"), "", "7"},
+		{"the caller's", New(503, "down"), "9", "9"},
+		{"a 500", New(500, "boom"), "", ""},
+		{"a 429", New(429, "slow down"), "", ""},
+	}
+	for _, c := range cases {
+		for _, fixed := range []bool{false, true} {
+			w := httptest.NewRecorder()
+			if c.preset != "" {
+				w.Header().Set("Retry-After", c.preset)
+			}
+			if fixed {
+				NewFixed(c.p).Write(w)
+			} else {
+				Write(w, c.p)
+			}
+			if got := w.Header().Values("Retry-After"); len(got) > 1 || w.Header().Get("Retry-After") != c.want {
+				t.Errorf("%s (fixed %v): Retry-After %q, want %q", c.name, fixed, got, c.want)
+			}
+		}
+	}
+}

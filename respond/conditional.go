@@ -6,28 +6,57 @@ import (
 	"time"
 )
 
-// notModified reports whether a GET or HEAD request's conditions make the
-// response a 304 Not Modified, given the ETag and Last-Modified the
-// response would carry (RFC 9110 section 13.2.2): If-None-Match, when
-// present, decides alone, with the weak comparison; otherwise
-// If-Modified-Since is compared with Last-Modified, to the second.
-func notModified(req *http.Request, etag, lastModified string) bool {
-	if req == nil || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
-		return false
+// readOutcome is what a GET or HEAD request's preconditions make of a
+// 2xx answer (RFC 9110 section 13.2.2).
+type readOutcome int
+
+const (
+	proceed     readOutcome = iota
+	notModified             // 304 Not Modified
+	unmetOnRead             // 412 Precondition Failed
+)
+
+// evaluateRead evaluates a GET or HEAD request's preconditions h against
+// the ETag and Last-Modified the answer would carry, lastModified at the
+// precision the resource keeps (zero: none), in RFC 9110 section
+// 13.2.2's order: If-Match (strong comparison) or else
+// If-Unmodified-Since, a 412 when false; then If-None-Match (weak
+// comparison) or else If-Modified-Since, a 304 when false.
+//
+// HTTP dates have whole seconds: a resource modified at 12:00:00.300 was
+// modified after "12:00:00", so it fails If-Unmodified-Since and passes
+// If-Modified-Since with that date. A date is never trusted more than
+// the modification time it stands for (docs/design/2026-11-27-date-preconditions.md).
+func evaluateRead(h http.Header, etag string, lastModified time.Time) readOutcome {
+	if im := h["If-Match"]; len(im) > 0 {
+		if !matchETag(im, etag, false) {
+			return unmetOnRead
+		}
+	} else if d, ok := dateField(h, "If-Unmodified-Since"); ok && !lastModified.IsZero() && lastModified.After(d) {
+		return unmetOnRead
 	}
-	if inm := req.Header["If-None-Match"]; len(inm) > 0 {
-		return etag != "" && matchETag(inm, etag, true)
+	if inm := h["If-None-Match"]; len(inm) > 0 {
+		if etag != "" && matchETag(inm, etag, true) {
+			return notModified
+		}
+		return proceed
 	}
-	ims := req.Header.Get("If-Modified-Since")
-	if ims == "" || lastModified == "" {
-		return false
+	if d, ok := dateField(h, "If-Modified-Since"); ok && !lastModified.IsZero() && !lastModified.After(d) {
+		return notModified
 	}
-	since, err := http.ParseTime(ims)
-	if err != nil {
-		return false
+	return proceed
+}
+
+// dateField is the date of the header field key of h, if it has exactly
+// one line holding a valid HTTP date (RFC 9110 sections 13.1.3 and
+// 13.1.4: a list of dates, or no date, is ignored).
+func dateField(h http.Header, key string) (time.Time, bool) {
+	v := h[key]
+	if len(v) != 1 {
+		return time.Time{}, false
 	}
-	modified, err := http.ParseTime(lastModified)
-	return err == nil && !modified.After(since)
+	t, err := http.ParseTime(v[0])
+	return t, err == nil
 }
 
 // matchETag reports whether a list of entity tags from If-Match or
@@ -91,6 +120,10 @@ func splitETag(t string) (weak bool, opaque string, ok bool) {
 // `W/"v3"`) and last modification time, either of which may be zero.
 // Exists is false when there is no current representation (for
 // If-None-Match: * on a create, and If-Match, which then fails).
+//
+// LastModified is compared at the precision it has: a store that keeps
+// its modification times to the whole second makes If-Unmodified-Since
+// unable to tell two writes in the same second apart.
 type Version struct {
 	ETag         string
 	LastModified time.Time
@@ -108,13 +141,21 @@ func Preconditions(h http.Header, v Version) bool {
 
 // PreconditionsOf is Preconditions for the field values themselves: the
 // lines of If-Match and If-None-Match, and If-Unmodified-Since.
+//
+// If-Unmodified-Since is a date with whole seconds, and holds only when
+// v.LastModified is not after it at v's full precision: a write at
+// 12:00:00.300 fails "12:00:00". It fails when the resource does not
+// exist (the client's date was of a representation that has gone, as
+// If-Match fails then), and is ignored when the resource has no
+// modification time, or the field no valid date (RFC 9110 section
+// 13.1.4). It is ignored when If-Match is present.
 func PreconditionsOf(im, inm []string, ius string, v Version) bool {
 	if len(im) > 0 {
 		if !v.Exists || !matchETag(im, v.ETag, false) {
 			return false
 		}
-	} else if ius != "" && !v.LastModified.IsZero() {
-		if t, err := http.ParseTime(ius); err == nil && v.LastModified.Truncate(time.Second).After(t) {
+	} else if ius != "" {
+		if t, err := http.ParseTime(ius); err == nil && (!v.Exists || v.LastModified.After(t)) {
 			return false
 		}
 	}

@@ -11,12 +11,15 @@
 // otherwise the whole O is the body. A body is encoded with the operation's
 // codec (JSON by default), except a []byte or an io.Reader, which are sent
 // as they are (application/octet-stream unless a Content-Type header field
-// says otherwise, always with X-Content-Type-Options: nosniff).
+// says otherwise). Every answer carries X-Content-Type-Options: nosniff,
+// so that no browser takes a body for another type than it is sent as.
 package respond
 
 import (
+	"context"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,12 +57,22 @@ type Output struct {
 	headerDocs []operation.Header
 	ctHeader   bool // a header field sets Content-Type
 	validators bool // a header field sets ETag or Last-Modified
-	cookies    []cookieField
-	empty      bool // nothing to say: a JSON body that is always {}, no headers, no Status
+	// lastModified is the offset of a time.Time (or *time.Time) field
+	// that sets Last-Modified, whose full precision preconditions are
+	// evaluated against; lastModifiedKind says which (0: no such field).
+	lastModified     uintptr
+	lastModifiedKind int
+	cookies          []cookieField
+	empty            bool // nothing to say: a JSON body that is always {}, no headers, no Status
 	// flat encodes a JSON body of a flat struct type (codec.CompileFlat)
 	// as the JSON codec would, without it; nil for any other body.
 	flat codec.FlatEncoder
 }
+
+const (
+	lastModifiedTime    = 1 // a time.Time field
+	lastModifiedPointer = 2 // a *time.Time field
+)
 
 const (
 	outJSON = iota
@@ -196,6 +209,14 @@ func compileFields(t reflect.Type, reg *schema.Registry) (*Output, error) {
 			o.headers = append(o.headers, h)
 			o.ctHeader = o.ctHeader || h.name == "Content-Type"
 			o.validators = o.validators || h.name == "Etag" || h.name == "Last-Modified"
+			if h.name == "Last-Modified" {
+				switch f.Type {
+				case timeType:
+					o.lastModified, o.lastModifiedKind = f.Offset, lastModifiedTime
+				case reflect.PointerTo(timeType):
+					o.lastModified, o.lastModifiedKind = f.Offset, lastModifiedPointer
+				}
+			}
 			hs, err := reg.TextSchema(&schema.Field{Name: name, GoName: f.Name, Index: f.Index, Type: f.Type, Tag: f.Tag, Struct: f})
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %v", f.Name, err)
@@ -334,21 +355,40 @@ func (o *Output) Negotiated(status int) bool {
 // Write sends out, a non-nil *O of the compiled type, as the response to
 // req: headers, then status (out's Status field when not zero, else
 // status), then the body encoded with c. Statuses 204, 205 and 304 are
-// sent without a body. A successful (200) response to a GET or HEAD whose
-// ETag or Last-Modified header field matches the request's If-None-Match
-// or If-Modified-Since is a 304 Not Modified with the headers and no body.
+// sent without a body, and so is the answer to HEAD when the body is an
+// io.Reader. A successful (200) response to a GET or HEAD whose ETag or
+// Last-Modified header field matches the request's If-None-Match or
+// If-Modified-Since is a 304 Not Modified with the headers and no body;
+// one (2xx) whose ETag fails If-Match, or whose Last-Modified fails
+// If-Unmodified-Since, sends nothing and returns ErrPreconditionFailed
+// (RFC 9110 section 13.2.2). Dates are compared with a time.Time
+// Last-Modified field at its full precision: HTTP dates have whole
+// seconds, and a resource modified at 12:00:00.300 is modified since
+// "12:00:00" (docs/design/2026-11-27-date-preconditions.md).
 // The body's media type is the one req's Accept prefers among enc's; when
 // it accepts none, Write sends nothing and returns ErrNotAcceptable, unless
 // the response has no body (204, 205, 304).
 // When enc has more than one media type, a body that enc encodes is sent
 // with Vary: Accept (added to any Vary already set), 304s included.
-// It fails only when the body cannot be encoded, before anything is sent;
-// any other type of out panics.
+// Apart from ErrNotAcceptable and ErrPreconditionFailed, it fails only
+// when the body cannot be encoded, before anything is sent; any other
+// type of out panics.
+//
+// A body that is an io.Closer is closed on every path, whether it was
+// sent or not: a 304, 204 or 205, HEAD, a failed precondition, an error.
 func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
 	p := reflect.ValueOf(out).UnsafePointer()
+	var rd io.Reader // a reader body, nil for any other
+	if o.bodyKind == outReader || o.bodyKind == outReaderValue {
+		if rd = o.reader(p); rd != nil {
+			if c, ok := rd.(io.Closer); ok {
+				defer c.Close()
+			}
+		}
+	}
 	if o.hasStatus {
 		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 && s != status {
 			if o.statuses != nil && !slices.Contains(o.statuses, s) {
@@ -396,11 +436,31 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	for _, c := range o.cookies {
 		c.write(hdr, unsafe.Add(p, c.offset))
 	}
-	if status == http.StatusOK && o.validators && notModified(req, headerValue(hdr, "Etag"), headerValue(hdr, "Last-Modified")) {
-		status = http.StatusNotModified
+	if o.validators && req != nil && status >= 200 && status < 300 {
+		lm := o.modTime(p, hdr)
+		if o.lastModifiedKind != 0 && !lm.IsZero() {
+			if t, ok := req.Context().Value(modTimeKey{}).(*time.Time); ok {
+				*t = lm
+			}
+		}
+		if req.Method == http.MethodGet || req.Method == http.MethodHead {
+			switch evaluateRead(req.Header, headerValue(hdr, "Etag"), lm) {
+			case unmetOnRead:
+				o.retract(hdr, cookiesBefore)
+				return ErrPreconditionFailed
+			case notModified:
+				if status == http.StatusOK {
+					status = http.StatusNotModified
+				}
+			}
+		}
 	}
+	// Every answer is nosniff, set where each is written, after the
+	// header lookups: a lookup in an empty header costs nothing, in one
+	// that holds a key it hashes.
 	if operation.NoBody(status) {
 		// 204, 205 and 304 carry no body, whatever the output holds.
+		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		return nil
 	}
@@ -416,24 +476,14 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		w.Write(b) //nolint:errcheck // a failed write means the client went away
 		return nil
 	case outReader, outReaderValue:
-		var r io.Reader
-		if o.bodyKind == outReader {
-			r = *(*io.Reader)(bp)
-		} else if v := reflect.NewAt(o.bodyType, bp).Elem(); !(v.Kind() == reflect.Pointer && v.IsNil()) {
-			r = v.Interface().(io.Reader)
-		}
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
-		if r == nil {
-			return nil
+		if rd != nil && (req == nil || req.Method != http.MethodHead) {
+			copyFlushing(w, rd)
 		}
-		if rc, ok := r.(io.Closer); ok {
-			defer rc.Close()
-		}
-		copyFlushing(w, r)
 		return nil
 	}
 	c := enc.list[chosen].Codec
@@ -455,23 +505,13 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		if buf != nil {
 			bodyBuffers.Put(buf)
 		}
-		// The answer becomes an error: nothing the output set goes with
-		// it (a session cookie, an ETag, a Location).
-		for i := range o.headers {
-			delete(hdr, o.headers[i].name)
-		}
-		if c := hdr["Set-Cookie"]; len(c) > cookiesBefore {
-			if cookiesBefore == 0 {
-				delete(hdr, "Set-Cookie")
-			} else {
-				hdr["Set-Cookie"] = c[:cookiesBefore]
-			}
-		}
+		o.retract(hdr, cookiesBefore)
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
 	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
 		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
 	}
+	hdr["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	if buf != nil && cap(body) <= maxPooledBody {
@@ -479,6 +519,94 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		bodyBuffers.Put(buf)
 	}
 	return nil
+}
+
+// retract takes back what Write set in hdr for an answer that becomes an
+// error: nothing the output set goes with it (a session cookie, an ETag,
+// a Location). cookiesBefore is how many Set-Cookie lines hdr had before.
+func (o *Output) retract(hdr http.Header, cookiesBefore int) {
+	for i := range o.headers {
+		delete(hdr, o.headers[i].name)
+	}
+	if c := hdr["Set-Cookie"]; len(c) > cookiesBefore {
+		if cookiesBefore == 0 {
+			delete(hdr, "Set-Cookie")
+		} else {
+			hdr["Set-Cookie"] = c[:cookiesBefore]
+		}
+	}
+}
+
+// reader is the reader body of the output at p, nil when it has none.
+func (o *Output) reader(p unsafe.Pointer) io.Reader {
+	bp := unsafe.Add(p, o.bodyOff)
+	if o.bodyKind == outReader {
+		return *(*io.Reader)(bp)
+	}
+	if v := reflect.NewAt(o.bodyType, bp).Elem(); !(v.Kind() == reflect.Pointer && v.IsNil()) {
+		return v.Interface().(io.Reader)
+	}
+	return nil
+}
+
+// Discard closes the body of out, an output that will not be written
+// (its handler also returned an error), when the body is an io.Closer.
+// out is a *O of the compiled type, or nil.
+func (o *Output) Discard(out any) {
+	if out == nil || (o.bodyKind != outReader && o.bodyKind != outReaderValue) || reflect.TypeOf(out) != o.ptrType {
+		return
+	}
+	v := reflect.ValueOf(out)
+	if v.IsNil() {
+		return
+	}
+	if c, ok := o.reader(v.UnsafePointer()).(io.Closer); ok {
+		c.Close() //nolint:errcheck // nothing was sent
+	}
+}
+
+// modTime is the output's modification time: its time.Time Last-Modified
+// field at full precision, else the Last-Modified header field it set
+// (whole seconds), else zero.
+func (o *Output) modTime(p unsafe.Pointer, hdr http.Header) time.Time {
+	switch o.lastModifiedKind {
+	case lastModifiedTime:
+		return *(*time.Time)(unsafe.Add(p, o.lastModified))
+	case lastModifiedPointer:
+		if t := *(**time.Time)(unsafe.Add(p, o.lastModified)); t != nil {
+			return *t
+		}
+		return time.Time{}
+	}
+	if v := headerValue(hdr, "Last-Modified"); v != "" {
+		t, _ := http.ParseTime(v)
+		return t
+	}
+	return time.Time{}
+}
+
+type modTimeKey struct{}
+
+// WithModTime returns ctx for a request whose answer the caller captures
+// to evaluate preconditions on it (as vane.MergePatch does with the GET
+// it makes): Write stores in *t the modification time of the answer's
+// time.Time Last-Modified field at its full precision, which the header
+// field, an HTTP date, gives to the second only.
+func WithModTime(ctx context.Context, t *time.Time) context.Context {
+	return context.WithValue(ctx, modTimeKey{}, t)
+}
+
+// ErrPreconditionFailed is Write's error when the request's If-Match or
+// If-Unmodified-Since fails for the answer it would get: the caller
+// answers 412 Precondition Failed.
+var ErrPreconditionFailed = errors.New("respond: a precondition failed")
+
+// NoContent answers 204 No Content, with X-Content-Type-Options: nosniff
+// as every answer Write sends: an operation's answer when its handler
+// returns a nil output.
+func NoContent(w http.ResponseWriter) {
+	w.Header()["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // bodyBuffers hold the buffers JSON bodies are encoded into, by a codec
@@ -551,6 +679,7 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 	}
 	if o.validators && (d.Method == http.MethodGet || d.Method == http.MethodHead) {
 		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
+		add(http.StatusPreconditionFailed, "Precondition Failed: the representation's ETag does not match If-Match, or it was modified after If-Unmodified-Since")
 	}
 	if o.empty {
 		// A nil output is answered 204, and an output that can only be

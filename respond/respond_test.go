@@ -88,8 +88,8 @@ func TestResponses(t *testing.T) {
 		d    operation.Description
 		want string
 	}{
-		{"no input", operation.Description{Method: "GET", Status: 201}, "201 304 404 500"},
-		{"parameters", operation.Description{Method: "GET", Status: 201, Parameters: []operation.Parameter{{Name: "id", In: "path"}}}, "201 304 404 422 500"},
+		{"no input", operation.Description{Method: "GET", Status: 201}, "201 304 404 412 500"},
+		{"parameters", operation.Description{Method: "GET", Status: 201, Parameters: []operation.Parameter{{Name: "id", In: "path"}}}, "201 304 404 412 422 500"},
 		{"body", operation.Description{Method: "POST", Status: 201, RequestBody: &operation.RequestBody{}}, "201 400 404 408 412 413 415 422 500"},
 		{"a write without input", operation.Description{Method: "DELETE", Status: 201}, "201 404 412 500"},
 	}

@@ -22,6 +22,18 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		m.dispatchEscaped(w, req)
 		return
 	}
+	// Only a target that is not origin-form, or whose query holds a '#',
+	// needs a closer look (checkTarget); a '#' in the path makes net/http
+	// keep the path as sent in RawPath, so dispatchEscaped looks there.
+	// Two tests on the way of a request without a query.
+	if t := req.RequestURI; t != "" && t[0] != '/' {
+		if m.refuseTarget(w, req) {
+			return
+		}
+	} else if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
+		writeProblem(w, http.StatusBadRequest, problemFragment)
+		return
+	}
 	f := m.flat.Load()
 	if f == nil {
 		f = m.compiled()
@@ -185,6 +197,9 @@ func cleanValues(rt *route, p string, vals []span) bool {
 // with every escape but %2F and %25 decoded, so an escaped slash stays
 // inside its segment; Param unescapes each value it is asked for.
 func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
+	if m.refuseTarget(w, req) {
+		return
+	}
 	// Dot segments count as they were sent, escaped or not; an escaped
 	// slash (%2F) is part of its segment, not a separator to clean.
 	if m.redirectClean && !isClean(unescapeDots(req.URL.EscapedPath())) && req.Method != http.MethodConnect {
@@ -245,7 +260,9 @@ func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
 	}
 	if req.Method == http.MethodOptions && m.autoOptions {
 		if allow := m.allowed(p); allow != "" {
-			w.Header().Set("Allow", allow)
+			h := w.Header()
+			h.Set("Allow", allow)
+			h["X-Content-Type-Options"] = nosniff
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
@@ -359,7 +376,9 @@ func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) 
 	if req.Method == http.MethodGet || req.Method == http.MethodHead {
 		code = http.StatusMovedPermanently
 	}
-	w.Header().Set("Location", target)
+	h := w.Header()
+	h.Set("Location", target)
+	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(code)
 }
 
@@ -501,11 +520,81 @@ func unhex(c byte) byte {
 	return 255
 }
 
+// refuseTarget answers 400 to a request whose target (req.RequestURI, as
+// the client sent it) RFC 9112 section 3.2 does not allow, and reports
+// whether it did (checkTarget).
+func (m *mux) refuseTarget(w http.ResponseWriter, req *http.Request) bool {
+	body := checkTarget(req.Method, req.RequestURI)
+	if body == nil {
+		return false
+	}
+	writeProblem(w, http.StatusBadRequest, body)
+	return true
+}
+
+// checkTarget returns the problem body for a request target that RFC 9112
+// section 3.2 does not allow for method, or nil for one it does:
+//
+//   - the asterisk form "*" is for OPTIONS only (section 3.2.4);
+//   - a target never holds a fragment: '#' is in none of its forms;
+//   - the absolute form is an http or https URI with a host and without
+//     userinfo (section 3.2.2, RFC 9110 sections 4.2.1 and 4.2.4); a
+//     target with another scheme, or none, is not one this server serves;
+//   - CONNECT's target (the authority form, section 3.2.3) is left as it
+//     is, as is an empty target (a request made in process, not read
+//     from a connection).
+//
+// The origin form ("/path?query") needs only the fragment check.
+func checkTarget(method, t string) []byte {
+	switch {
+	case t == "" || method == http.MethodConnect:
+		return nil
+	case t == "*":
+		if method != http.MethodOptions {
+			return problemAsteriskForm
+		}
+		return nil
+	case strings.IndexByte(t, '#') >= 0:
+		return problemFragment
+	case t[0] == '/':
+		return nil
+	}
+	rest, ok := cutScheme(t)
+	if !ok {
+		return problemScheme
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		authority = rest[:i]
+	}
+	if authority == "" || strings.IndexByte(authority, '@') >= 0 {
+		return problemAuthority
+	}
+	return nil
+}
+
+// cutScheme returns what follows "http://" or "https://" (in any case) at
+// the start of t.
+func cutScheme(t string) (rest string, ok bool) {
+	for _, prefix := range [...]string{"http://", "https://"} {
+		if len(t) >= len(prefix) && strings.EqualFold(t[:len(prefix)], prefix) {
+			return t[len(prefix):], true
+		}
+	}
+	return "", false
+}
+
 // The router's own error responses, written without allocating. Typed
 // operations write richer problems through package problem.
 var (
 	problemNotFound         = []byte(`{"type":"about:blank","title":"Not Found","status":404,"detail":"No route matches the request path."}`)
 	problemMethodNotAllowed = []byte(`{"type":"about:blank","title":"Method Not Allowed","status":405,"detail":"The request path has no route for this method; the Allow header lists the methods it has."}`)
+
+	// Request targets RFC 9112 section 3.2 does not allow (checkTarget).
+	problemAsteriskForm = []byte(`{"type":"about:blank","title":"Bad Request","status":400,"detail":"The request target * (asterisk form) is for OPTIONS only."}`)
+	problemFragment     = []byte(`{"type":"about:blank","title":"Bad Request","status":400,"detail":"The request target holds a fragment (#); a fragment is never sent."}`)
+	problemScheme       = []byte(`{"type":"about:blank","title":"Bad Request","status":400,"detail":"The request target is neither a path nor an http or https URI."}`)
+	problemAuthority    = []byte(`{"type":"about:blank","title":"Bad Request","status":400,"detail":"The request target's URI has no host, or has userinfo (user@host), which an http or https URI in a request does not carry."}`)
 )
 
 var problemContentType = []string{"application/problem+json"}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vane-http/vane/internal/textvalue"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -30,8 +32,16 @@ import (
 // parameters fill the pattern; a query, header or cookie parameter is
 // sent when it is required or its field is not the zero value (a nil
 // pointer is never sent), in its documented style; the Body is encoded as
-// the operation's first media type says (JSON, a form, raw bytes). A
-// multipart body cannot be made this way: send it with Serve.
+// the operation's first media type says: JSON, raw bytes, or a form
+// (application/x-www-form-urlencoded, or multipart/form-data when the form
+// has files), whose fields are sent when required or not zero. A file
+// field's *multipart.FileHeader is sent with its file name, Content-Type
+// and content: make one with [File].
+//
+// opts add headers and cookies that the input does not hold, such as the
+// Authorization that middleware in front of the operation checks; they
+// replace a header or cookie of the same name that the input gave. The
+// options of [API.With] are added beneath both.
 //
 // The output is decoded as vane writes it: for an output struct with a
 // Body field, its header fields from the response headers, its Status
@@ -41,7 +51,7 @@ import (
 // Call fails the test (t.Fatalf) when no operation has the id, when I and
 // O are not its input and output types, or when the response cannot be
 // decoded; it returns nil, nil then if t.Fatalf returns.
-func Call[I, O any](a *API, id string, in *I) (*O, *problem.Details) {
+func Call[I, O any](a *API, id string, in *I, opts ...RequestOption) (*O, *problem.Details) {
 	a.t.Helper()
 	var d *operation.Description
 	for _, op := range a.r.Operations() {
@@ -62,6 +72,10 @@ func Call[I, O any](a *API, id string, in *I) (*O, *problem.Details) {
 		a.t.Fatalf("vanetest: %v", err)
 		return nil, nil
 	}
+	for _, o := range opts {
+		o.apply(req, false)
+	}
+	a.applyDefaults(req)
 	res := a.Serve(req, raw)
 	if res.Code >= 400 {
 		return nil, Problem(a.t, res)
@@ -318,32 +332,20 @@ func encodeBody(f reflect.Value, mt string) ([]byte, string, error) {
 	switch {
 	case mt == "application/x-www-form-urlencoded":
 		form := url.Values{}
-		t := f.Type()
-		for i := 0; i < t.NumField(); i++ {
-			name, ok := t.Field(i).Tag.Lookup("form")
-			if !ok || f.Field(i).IsZero() {
-				continue
-			}
-			fv := f.Field(i)
-			if fv.Kind() == reflect.Slice && fv.Type() != reflect.TypeFor[[]byte]() {
-				for j := 0; j < fv.Len(); j++ {
-					s, err := text(fv.Index(j), nil)
-					if err != nil {
-						return nil, "", err
-					}
-					form.Add(name, s)
-				}
-				continue
-			}
-			s, err := text(fv, nil)
-			if err != nil {
-				return nil, "", err
-			}
-			form.Set(name, s)
+		err := formFields(f, func(name, value string) { form.Add(name, value) }, nil)
+		if err != nil {
+			return nil, "", err
 		}
 		return []byte(form.Encode()), mt, nil
-	case strings.HasPrefix(mt, "multipart/"):
-		return nil, "", fmt.Errorf("a multipart body cannot be made from the input: send the request with Serve")
+	case mt == "multipart/form-data":
+		m := NewMultipart()
+		err := formFields(f, func(name, value string) { m.Field(name, value) }, func(name string, fh *multipart.FileHeader) error {
+			return addFile(m, name, fh)
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		return m.Bytes(), m.ContentType(), nil
 	case isJSON(mt):
 		js, err := json.Marshal(f.Interface())
 		if err != nil {
@@ -362,6 +364,55 @@ func encodeBody(f reflect.Value, mt string) ([]byte, string, error) {
 		return b, mt, err
 	}
 	return nil, "", fmt.Errorf("cannot encode a %v body as %s", f.Type(), mt)
+}
+
+// formFields calls value for each value of the form struct f and file
+// for each of its files (nil: f has none), field by field, for the fields
+// tagged form that are required or not zero.
+func formFields(f reflect.Value, value func(name, value string), file func(string, *multipart.FileHeader) error) error {
+	t := f.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, ok := sf.Tag.Lookup("form")
+		fv := f.Field(i)
+		if !ok || !sf.IsExported() || (fv.IsZero() && sf.Tag.Get("required") != "true") {
+			continue
+		}
+		switch x := fv.Interface().(type) {
+		case *multipart.FileHeader:
+			if x != nil && file != nil {
+				if err := file(name, x); err != nil {
+					return err
+				}
+			}
+			continue
+		case []*multipart.FileHeader:
+			for _, fh := range x {
+				if fh != nil && file != nil {
+					if err := file(name, fh); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		if fv.Kind() == reflect.Slice && fv.Type() != reflect.TypeFor[[]byte]() {
+			for j := 0; j < fv.Len(); j++ {
+				s, err := text(fv.Index(j), nil)
+				if err != nil {
+					return fmt.Errorf("form field %s: %w", name, err)
+				}
+				value(name, s)
+			}
+			continue
+		}
+		s, err := text(fv, nil)
+		if err != nil {
+			return fmt.Errorf("form field %s: %w", name, err)
+		}
+		value(name, s)
+	}
+	return nil
 }
 
 // decodeOutput fills out from w as vane writes outputs.
@@ -428,48 +479,10 @@ func setHeader(f reflect.Value, vals []string) error {
 		f.Set(reflect.ValueOf(vals).Convert(f.Type()))
 		return nil
 	}
-	s := vals[0]
-	switch x := f.Addr().Interface().(type) {
-	case *time.Time:
-		tm, err := http.ParseTime(s)
-		*x = tm
+	if t, ok := f.Addr().Interface().(*time.Time); ok {
+		tm, err := http.ParseTime(vals[0])
+		*t = tm
 		return err
-	case *time.Duration:
-		d, err := time.ParseDuration(s)
-		*x = d
-		return err
-	case encoding.TextUnmarshaler:
-		return x.UnmarshalText([]byte(s))
 	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return err
-		}
-		f.SetUint(n)
-	case reflect.Float32, reflect.Float64:
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		f.SetFloat(n)
-	default:
-		return fmt.Errorf("cannot decode a %v", f.Type())
-	}
-	return nil
+	return textvalue.Set(f, vals[0])
 }

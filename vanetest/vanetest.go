@@ -13,6 +13,15 @@
 //
 //	out, p := vanetest.Call[GetPet, Pet](api, "getPet", &GetPet{ID: 7})
 //
+// Headers and cookies that the input does not hold, such as the
+// credentials that middleware checks, go with one call ([Header],
+// [Cookie]) or with every request of an API ([API.With]). Files go in
+// the input ([File]) for Call, or in a [Multipart] body for Do:
+//
+//	ann := api.With(vanetest.Header("Authorization", "Bearer "+token))
+//	in.Body.Photo = vanetest.File("rex.png", "image/png", png)
+//	out, p = vanetest.Call[UploadPhoto, Photo](ann, "uploadPhoto", in)
+//
 // For each response to a typed operation it checks that the status is one
 // the operation documents (an error status may be the document's
 // "default" problem response), that the Content-Type is one
@@ -45,6 +54,7 @@ type API struct {
 	t        testing.TB
 	r        *vane.Router
 	explicit bool
+	defaults []RequestOption // With's: sent beneath each request's own
 }
 
 // An Option adjusts what an API checks.
@@ -178,8 +188,9 @@ func (a *API) Delete(path string, headers ...string) *Response {
 }
 
 // Do sends a request with body: nil for none, a string or []byte as it
-// is, anything else as JSON with Content-Type application/json (unless
-// headers set one). headers are name, value pairs.
+// is, a [*Multipart] as multipart/form-data, anything else as JSON with
+// Content-Type application/json (unless headers set one). headers are
+// name, value pairs; the options of [API.With] are added beneath them.
 func (a *API) Do(method, path string, body any, headers ...string) *Response {
 	a.t.Helper()
 	var rd io.Reader
@@ -191,6 +202,8 @@ func (a *API) Do(method, path string, body any, headers ...string) *Response {
 		raw = []byte(b)
 	case []byte:
 		raw = b
+	case *Multipart:
+		raw, ct = b.Bytes(), b.ContentType()
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
@@ -208,11 +221,13 @@ func (a *API) Do(method, path string, body any, headers ...string) *Response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	a.applyDefaults(req)
 	return a.Serve(req, raw)
 }
 
 // Serve serves req, whose body is raw (nil for none), and checks the
-// response.
+// response. It sends req as it is: the options of [API.With] are not
+// added.
 func (a *API) Serve(req *http.Request, raw []byte) *Response {
 	a.t.Helper()
 	w := httptest.NewRecorder()

@@ -95,22 +95,28 @@ func drive(t *testing.T, svc *examplerun.Service) {
 		t.Fatal(err)
 	}
 
-	created, err := c.CreatePet(ctx, &petstore.PetInput{Name: "Ogen", Species: petstore.PetInputSpeciesCat, Tags: []string{"ogen"}})
+	// With an Idempotency-Key, sent twice: one pet, the second answer a replay.
+	key := petstore.CreatePetParams{IdempotencyKey: petstore.NewOptString(`"ogen-client-create-0001"`)}
+	created, err := c.CreatePet(ctx, &petstore.PetInput{Name: "Ogen", Species: petstore.PetInputSpeciesCat, Tags: []string{"ogen"}}, key)
 	pet, ok := created.(*petstore.PetHeaders)
-	if err != nil || !ok || pet.Response.Name != "Ogen" {
+	if err != nil || !ok || pet.Response.Name != "Ogen" || pet.IdempotentReplayed.Set {
 		t.Fatalf("createPet: %#v %v", created, err)
 	}
 	id := pet.Response.ID
+	again, err := c.CreatePet(ctx, &petstore.PetInput{Name: "Ogen", Species: petstore.PetInputSpeciesCat, Tags: []string{"ogen"}}, key)
+	if replay, ok := again.(*petstore.PetHeaders); err != nil || !ok || replay.Response.ID != id || replay.IdempotentReplayed.Value != "true" {
+		t.Fatalf("createPet again with its key: %#v %v", again, err)
+	}
 
 	t.Run("a typed problem: 401 with WWW-Authenticate", func(t *testing.T) {
-		res, err := anon.CreatePet(ctx, &petstore.PetInput{Name: "X", Species: petstore.PetInputSpeciesCat})
+		res, err := anon.CreatePet(ctx, &petstore.PetInput{Name: "X", Species: petstore.PetInputSpeciesCat}, petstore.CreatePetParams{})
 		p, ok := res.(*petstore.ProblemHeaders)
 		if err != nil || !ok || p.Response.Status.Value != 401 || p.WWWAuthenticate.Value == "" {
 			t.Errorf("%#v %v", res, err)
 		}
 	})
 	t.Run("a typed problem: 422 listing every field", func(t *testing.T) {
-		res, err := c.CreatePet(ctx, &petstore.PetInput{Name: "", Species: petstore.PetInputSpeciesCat})
+		res, err := c.CreatePet(ctx, &petstore.PetInput{Name: "", Species: petstore.PetInputSpeciesCat}, petstore.CreatePetParams{})
 		if p, ok := res.(*petstore.CreatePetUnprocessableEntity); err != nil || !ok || len(p.Errors) == 0 || p.Errors[0].Location != "body.name" {
 			t.Errorf("%#v %v", res, err)
 		}
@@ -161,7 +167,7 @@ func drive(t *testing.T, svc *examplerun.Service) {
 	t.Run("updatePet, conditional", func(t *testing.T) {
 		in := &petstore.PetInput{Name: "Ogen II", Species: petstore.PetInputSpeciesCat}
 		res, err := c.UpdatePet(ctx, in, petstore.UpdatePetParams{ID: id, IfMatch: petstore.NewOptString(etag)})
-		p, ok := res.(*petstore.GetPetOKHeaders)
+		p, ok := res.(*petstore.UpdatePetOKHeaders)
 		if err != nil || !ok || p.Response.Name != "Ogen II" || p.Etag.Value == etag {
 			t.Fatalf("%#v %v", res, err)
 		}
@@ -178,7 +184,7 @@ func drive(t *testing.T, svc *examplerun.Service) {
 		patch.Owner.SetTo("Ada")
 		patch.Tags.SetToNull()
 		res, err := c.PatchPet(ctx, &patch, petstore.PatchPetParams{ID: id, IfMatch: petstore.NewOptString(etag)})
-		p, ok := res.(*petstore.GetPetOKHeaders)
+		p, ok := res.(*petstore.UpdatePetOKHeaders)
 		if err != nil || !ok || p.Response.Owner.Value != "Ada" || len(p.Response.Tags) != 0 || p.Response.Name != "Ogen II" {
 			t.Fatalf("%#v %v", res, err)
 		}
@@ -193,7 +199,7 @@ func drive(t *testing.T, svc *examplerun.Service) {
 			petstore.PatchPetReqApplicationJSONPatchJSONItem0{Op: "replace", Path: "/name", Value: jx.Raw(`"Ogen III"`)})
 		patch := petstore.PatchPetReqApplicationJSONPatchJSON{replace}
 		res, err := c.PatchPet(ctx, &patch, petstore.PatchPetParams{ID: id})
-		if p, ok := res.(*petstore.GetPetOKHeaders); err != nil || !ok || p.Response.Name != "Ogen III" || p.Response.Owner.Value != "Ada" {
+		if p, ok := res.(*petstore.UpdatePetOKHeaders); err != nil || !ok || p.Response.Name != "Ogen III" || p.Response.Owner.Value != "Ada" {
 			t.Fatalf("%#v %v", res, err)
 		}
 		test := petstore.NewPatchPetReqApplicationJSONPatchJSONItem0PatchPetReqApplicationJSONPatchJSONItem(

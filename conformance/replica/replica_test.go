@@ -3,8 +3,11 @@
 // HAProxy in front, and the faults a deployment meets: concurrent
 // conditional writes and patches through both replicas, streams across
 // replicas, a replica killed under write load, the database restarted
-// under load, and a rolling restart. Every load is on 127.0.0.1, bounded
-// in time and count; `go test -v` logs the figures (docs/operations.md).
+// under load, and a rolling restart. Under each fault, recorded clients
+// keep a history of their requests and answers, checked at the end for
+// linearizability against a model of the pet store (history_test.go,
+// model_test.go). Every load is on 127.0.0.1, bounded in time and count;
+// `go test -v` logs the figures (docs/operations.md).
 package replica
 
 import (
@@ -33,6 +36,7 @@ func TestReplicas(t *testing.T) {
 	b := examplerun.Start(t, examplerun.Options{Env: env})
 	lb := startBalancer(t, a, b)
 	c := &client{t: t, token: a.Token}
+	hist := newHistory(c)
 
 	t.Run("conditional writes: one winner of 16", func(t *testing.T) {
 		extra := 0
@@ -142,10 +146,12 @@ func TestReplicas(t *testing.T) {
 			}
 			mu.Unlock()
 		})
+		recorded := hist.run(t, lb.URL)
 		time.Sleep(700 * time.Millisecond)
 		a.Kill(t)
 		time.Sleep(700 * time.Millisecond)
 		stop()
+		recorded()
 		a.Restart(t)
 		lost := 0
 		for _, id := range acked {
@@ -179,6 +185,7 @@ func TestReplicas(t *testing.T) {
 			mu.Unlock()
 			time.Sleep(5 * time.Millisecond)
 		})
+		recorded := hist.run(t, a.URL, b.URL)
 		time.Sleep(500 * time.Millisecond)
 		pg.Stop(t)
 		time.Sleep(1500 * time.Millisecond)
@@ -195,6 +202,7 @@ func TestReplicas(t *testing.T) {
 			}
 		}
 		stop()
+		recorded()
 		if counts[500] > 0 || counts[0] > 0 || noRetryAfter > 0 || counts[503] == 0 {
 			t.Errorf("answers during the restart %v (0: no answer); 503s without Retry-After: %d", counts, noRetryAfter)
 		}
@@ -225,6 +233,7 @@ func TestReplicas(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 		})
+		recorded := hist.run(t, lb.URL)
 		lb.waitUp(t, 0)
 		lb.waitUp(t, 1)
 		var back [2]time.Duration
@@ -235,6 +244,7 @@ func TestReplicas(t *testing.T) {
 			back[i] = lb.waitUp(t, i) // HAProxy's check brings it back before the next goes down
 		}
 		stop()
+		recorded()
 		var statuses []string
 		failures.Range(func(k, _ any) bool { statuses = append(statuses, k.(string)); return true })
 		if failed.Load() > 0 {
@@ -242,6 +252,10 @@ func TestReplicas(t *testing.T) {
 		}
 		t.Logf("rolling restart of both replicas under 6 clients: %d requests, %d failed; each back in HAProxy's rotation %v and %v after it was ready",
 			ok.Load()+failed.Load(), failed.Load(), back[0].Round(time.Millisecond), back[1].Round(time.Millisecond))
+	})
+
+	t.Run("the recorded history is linearizable", func(t *testing.T) {
+		hist.check(t, lb.URL)
 	})
 }
 

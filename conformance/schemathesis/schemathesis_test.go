@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +29,11 @@ var (
 const budget = 6 * time.Minute
 
 // explicitOnly fetches the document at url and returns it without the
-// "default" response of any operation.
+// "default" response of any operation, and without the Idempotency-Key
+// header parameter: a key's answer depends on the requests made with it
+// before (the same key with another body is rightly a 422), which
+// schemathesis, drawing keys from the pattern, cannot model; the keys are
+// tested by examples/petstore/idempotency_test.go.
 func explicitOnly(t *testing.T, url string) []byte {
 	t.Helper()
 	var doc map[string]any
@@ -40,6 +45,14 @@ func explicitOnly(t *testing.T, url string) []byte {
 	for _, item := range paths {
 		ops, _ := item.(map[string]any)
 		for _, op := range ops {
+			if o, ok := op.(map[string]any); ok {
+				if params, ok := o["parameters"].([]any); ok {
+					o["parameters"] = slices.DeleteFunc(params, func(p any) bool {
+						m, _ := p.(map[string]any)
+						return m["name"] == "Idempotency-Key"
+					})
+				}
+			}
 			if responses, ok := op.(map[string]any)["responses"].(map[string]any); ok {
 				if _, ok := responses["default"]; ok {
 					delete(responses, "default")

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"io"
-	"maps"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -19,6 +19,7 @@ import (
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/openapi"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 )
 
 // api holds what the handlers need. Each handler is a plain function from a
@@ -30,39 +31,52 @@ type api struct {
 	pager  *vane.Pager // makes and reads the cursors of GET /pets
 	// tokens maps the bearer tokens the service accepts to their users.
 	tokens map[string]string
+	logger *slog.Logger // the causes of the 503s a failing database answers
 }
 
 // registerAPI registers the service's operations on r, and returns the
-// api (whose serveEvents is GET /pets/events, registered apart).
-func registerAPI(r *vane.Router, store *Store, tokens map[string]string) *api {
-	a := &api{router: r, store: store, tokens: tokens, pager: vane.NewPager(cursorKey(tokens))}
+// api (whose serveEvents is GET /pets/events, registered apart). The
+// list cursors are signed with o.cursorKey, a secret of its own: a key
+// derived from a credential would let anyone holding a cursor test
+// guesses of the credential offline.
+func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o options) *api {
+	a := &api{router: r, store: store, tokens: tokens, pager: vane.NewPager(o.cursorKey), logger: o.logger}
+
+	// A database that is down is a 503 with Retry-After (storeError), on
+	// every operation that reads or writes it; a write whose commit's
+	// answer was lost says its outcome is unknown (lostCommit).
+	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
+		Description: "The database is unavailable; retry after the Retry-After header's seconds. " +
+			"A write whose outcome is unknown (its commit's answer was lost) is a problem of type " + vane.OutcomeUnknownType +
+			": it may have been made; retry it with the same Idempotency-Key to get its outcome.",
+		Headers: map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 
 	// Reading is open to everyone.
 	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
 		describe("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
 	vane.Get(r, "/pets/{id}", a.getPet, summary("Get a pet", "getPet"), responds(404, "No pet has this ID."))
 	vane.Get(r, "/pets/{id}/photo", a.getPhoto, summary("Download a pet's photo", "getPetPhoto"),
-		responds(404, "No pet has this ID, or it has no photo."))
+		responds(404, "No pet has this ID, or it has no photo."),
+		responds(http.StatusNotAcceptable, "Accept does not accept the photo's media type."),
+		describe("The photo as it was uploaded, with its media type, and an ETag (its SHA-256): "+
+			"a GET whose If-None-Match names it is answered 304 Not Modified."))
 
 	// Writing needs a bearer token. The group's middleware checks it; the
 	// operations declare it (Security) so that the document says so and
 	// the docs page offers an "Authorize" button.
 	auth := r.Group("", a.requireToken)
-	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, status(http.StatusCreated))
-	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured,
+	// The writes take an Idempotency-Key: a retry gets the first outcome.
+	keyed := idempotencyKeys(store)
+	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, keyed, status(http.StatusCreated))
+	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured, keyed,
 		responds(404, "No pet has this ID."))
-	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured,
+	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured, keyed,
 		responds(404, "No pet has this ID."),
 		describe("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
 			"(application/json-patch+json). It is applied to the pet as read and written only over that version: "+
 			"a change made in between is never lost. If-Match makes it conditional on the client's version."))
-	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured,
+	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured, keyed,
 		status(http.StatusNoContent), responds(404, "No pet has this ID."))
-	// A database that is down is a 503 with Retry-After (storeError), on
-	// every operation that reads or writes it.
-	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
-		Description: "The database is unavailable; retry after the Retry-After header's seconds.",
-		Headers:     map[string]string{"Retry-After": "Seconds to wait before retrying."}})
 	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
 		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
 	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
@@ -174,8 +188,8 @@ type ListPets struct {
 	Total   bool        `query:"total" doc:"Also count every matching pet (total). Counting costs a scan of every match, so it is only done when asked."`
 	Species string      `query:"species" enum:"dog,cat,bird,fish,rabbit" doc:"Only pets of this species."`
 	Status  string      `query:"status" enum:"available,pending,adopted" doc:"Only pets in this status."`
-	Tags    []string    `query:"tag" maxItems:"5" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
-	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f]*$" doc:"Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name."`
+	Tags    []string    `query:"tag" maxItems:"5" maxLength:"32" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b)."`
+	Q       string      `query:"q" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators or bidirectional overrides). Three characters or more are found through an index; shorter searches read every name."`
 }
 
 // Page is one page of a list. It is generic: the document names
@@ -202,11 +216,16 @@ type petsAfter struct {
 }
 
 // listScope names the order and the filters of a list, so that a cursor
-// made for one is refused for another.
+// made for one is refused for another. It is a JSON array, in which no
+// value can pass for another filter's or for several: tag=a,b (one tag)
+// and tag=a&tag=b (two) have different scopes. The tags are sorted and
+// each named once, as the filter reads them.
 func listScope(in *ListPets) string {
-	tags := slices.Clone(in.Tags)
-	slices.Sort(tags)
-	return "pets by id|" + in.Species + "|" + in.Status + "|" + in.Q + "|" + strings.Join(tags, ",")
+	b, err := json.Marshal([]any{"pets by id", in.Species, in.Status, in.Q, tagSet(in.Tags)})
+	if err != nil {
+		panic(err) // strings only
+	}
+	return string(b)
 }
 
 func (a *api) listPets(ctx context.Context, in *ListPets) (*PetPage, error) {
@@ -217,7 +236,7 @@ func (a *api) listPets(ctx context.Context, in *ListPets) (*PetPage, error) {
 	f := Filter{Species: in.Species, Status: in.Status, Tags: in.Tags, Query: in.Q}
 	items, more, total, err := a.store.ListAfter(ctx, f, after.ID, in.Offset, in.Limit, in.Total)
 	if err != nil {
-		return nil, storeError(err, 0) // a 503 when the database is down, else a 500 whose cause is logged
+		return nil, a.storeError(ctx, err, 0) // a 503 when the database is down, else a 500 whose cause is logged
 	}
 	out := &PetPage{Body: Page[Pet]{Items: items, Offset: in.Offset, Limit: in.Limit}}
 	if in.Total {
@@ -275,7 +294,7 @@ func etag(p Pet) string {
 func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
 	p, err := a.store.Get(ctx, in.ID)
 	if err != nil {
-		return nil, storeError(err, in.ID)
+		return nil, a.storeError(ctx, err, in.ID)
 	}
 	return versioned(p), nil
 }
@@ -283,7 +302,8 @@ func (a *api) getPet(ctx context.Context, in *PetID) (*PetVersion, error) {
 // CreatePet is the input of POST /pets: a JSON body. A field named Body is
 // the request body, decoded and validated with PetInput's tags.
 type CreatePet struct {
-	Body PetInput
+	vane.Idempotent // the Idempotency-Key header
+	Body            PetInput
 }
 
 // Created is a response with headers: fields tagged header become response
@@ -294,17 +314,18 @@ type Created struct {
 }
 
 func (a *api) createPet(ctx context.Context, in *CreatePet) (*Created, error) {
-	p, err := a.store.Create(ctx, in.Body)
+	p, err := a.store.Create(withOutcome(ctx, &in.Idempotent, created), in.Body)
 	if err != nil {
-		return nil, storeError(err, 0)
+		return nil, a.storeError(ctx, err, 0)
 	}
-	return &Created{Location: "/pets/" + strconv.FormatInt(p.ID, 10), Body: p}, nil
+	return created(p), nil
 }
 
 // UpdatePet is the input of PUT /pets/{id}: a path parameter and a body,
 // and the preconditions (If-Match …) that vane.Conditional binds.
 type UpdatePet struct {
 	vane.Conditional
+	vane.Idempotent
 	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
 	Body PetInput
 }
@@ -316,9 +337,9 @@ func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
 		// UPDATE … WHERE id = $1 AND version = $2: false when another
 		// write came between, and Write reads again.
-		p, ok, err := a.store.UpdateIf(ctx, in.ID, cur.Version, in.Body)
+		p, ok, err := a.store.UpdateIf(withOutcome(ctx, &in.Idempotent, versioned), in.ID, cur.Version, in.Body)
 		next = p
-		return ok, storeError(err, in.ID)
+		return ok, a.storeError(ctx, err, in.ID)
 	})
 	if err != nil {
 		return nil, err // 404, 412 (nothing changed), 409, 503
@@ -337,7 +358,7 @@ func (a *api) version(ctx context.Context, id int64, cur *Pet) (vane.Version, er
 		*cur = Pet{}
 		return vane.Version{}, nil
 	case err != nil:
-		return vane.Version{}, storeError(err, id)
+		return vane.Version{}, a.storeError(ctx, err, id)
 	}
 	*cur = p
 	return vane.Version{ETag: etag(p), LastModified: p.UpdatedAt, Exists: true}, nil
@@ -347,6 +368,7 @@ func (a *api) version(ctx context.Context, id int64, cur *Pet) (vane.Version, er
 // conditional on the client's version.
 type DeletePet struct {
 	vane.Conditional
+	vane.Idempotent
 	ID int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
 }
 
@@ -357,8 +379,8 @@ func (a *api) deletePet(ctx context.Context, in *DeletePet) (*struct{}, error) {
 	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
 		return a.version(ctx, in.ID, &cur)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
-		ok, err := a.store.DeleteIf(ctx, in.ID, cur.Version)
-		return ok, storeError(err, in.ID)
+		ok, err := a.store.DeleteIf(withOutcome(ctx, &in.Idempotent, deleted), in.ID, cur.Version)
+		return ok, a.storeError(ctx, err, in.ID)
 	})
 	return nil, err
 }
@@ -401,29 +423,66 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 	}
 	p, err := a.store.SetPhoto(ctx, in.ID, Photo{ContentType: ctype, Data: data})
 	if err != nil {
-		return nil, storeError(err, in.ID)
+		return nil, a.storeError(ctx, err, in.ID)
 	}
 	return &p, nil
 }
 
 // PhotoFile is a binary response: a []byte Body is written as it is, with
 // the Content-Type its header field gives; its mediaType tag documents
-// the types it may have.
+// the types it may have. Its ETag makes a GET conditional (If-None-Match:
+// 304 Not Modified, without the bytes).
 type PhotoFile struct {
 	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
+	ETag         string `header:"ETag" doc:"The photo's version: the SHA-256 of its bytes."`
 	Body         []byte `mediaType:"image/*" doc:"The photo, in the type it was uploaded in."`
 }
 
-func (a *api) getPhoto(ctx context.Context, in *PetID) (*PhotoFile, error) {
+// GetPhoto is the input of GET /pets/{id}/photo: the pet, and the request,
+// whose Accept the photo's media type must satisfy (an untagged
+// *http.Request field gets the request).
+type GetPhoto struct {
+	ID      int64 `path:"id" minimum:"1" doc:"The pet's ID." example:"1"`
+	Request *http.Request
+}
+
+func (a *api) getPhoto(ctx context.Context, in *GetPhoto) (*PhotoFile, error) {
+	// A photo's media type is known once it is read; a request that
+	// accepts none of the types a photo may have is refused before.
+	accept := in.Request.Header["Accept"]
+	if !slices.ContainsFunc(photoTypes, func(mt string) bool { return respond.Accepts(accept, mt) }) {
+		return nil, notAcceptable(photoTypes...)
+	}
 	ph, err := a.store.Photo(ctx, in.ID)
 	if errors.Is(err, errNotFound) {
 		return nil, vane.NotFound("pet " + strconv.FormatInt(in.ID, 10) + " has no photo")
 	}
 	if err != nil {
-		return nil, storeError(err, in.ID)
+		return nil, a.storeError(ctx, err, in.ID)
 	}
-	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", Body: ph.Data}, nil
+	if !respond.Accepts(accept, ph.ContentType) {
+		return nil, notAcceptable(ph.ContentType)
+	}
+	return &PhotoFile{ContentType: ph.ContentType, CacheControl: "no-cache", ETag: `"` + ph.SHA256 + `"`, Body: ph.Data}, nil
+}
+
+// notAcceptable is the 406 Not Acceptable of a request whose Accept
+// accepts none of the media types types.
+func notAcceptable(types ...string) error {
+	return vane.Error(http.StatusNotAcceptable, "none of the media types in Accept can be sent; this answers with "+strings.Join(types, ", "))
+}
+
+// acceptsEvents answers 406 Not Acceptable, before the stream starts, to
+// a request whose Accept does not accept text/event-stream.
+func (a *api) acceptsEvents(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !respond.Accepts(req.Header["Accept"], vane.EventStreamType) {
+			a.router.WriteError(w, req, notAcceptable(vane.EventStreamType))
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
 }
 
 // ---- Authentication ----
@@ -472,22 +531,6 @@ func (a *api) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// cursorKey is the key of the list cursors: derived from the service's
-// tokens, which every replica shares, so that a cursor made by one is
-// read by any; with no token, none (a random key of this process).
-func cursorKey(tokens map[string]string) []byte {
-	if len(tokens) == 0 {
-		return nil
-	}
-	h := sha256.New()
-	h.Write([]byte("petstore list cursors\x00"))
-	for _, t := range slices.Sorted(maps.Keys(tokens)) {
-		h.Write([]byte(t))
-		h.Write([]byte{0})
-	}
-	return h.Sum(nil)
-}
-
 // bearerToken returns the token of an Authorization header of the Bearer
 // scheme: the scheme's name in any case, then one or more spaces (RFC
 // 9110 section 11.1's 1*SP), then the token.
@@ -503,15 +546,17 @@ func bearerToken(h string) (string, bool) {
 // storeError is the error for a failed store call on pet id: a 404 for an
 // unknown pet (vane.NotFound makes a problem response whose detail the
 // client sees), a 503 with Retry-After when the database is unavailable
-// (down, unreachable, restarting, locked), else the error itself, a 500
-// whose cause is logged, not shown. nil stays nil.
-func storeError(err error, id int64) error {
+// (down, unreachable, restarting, locked), whose cause is logged here
+// with the request's ID and not shown, else the error itself, a 500
+// whose cause vane logs, not shown. nil stays nil.
+func (a *api) storeError(ctx context.Context, err error, id int64) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, errNotFound):
 		return vane.NotFound("no pet has ID " + strconv.FormatInt(id, 10))
 	case unavailable(err):
+		a.logger.ErrorContext(ctx, "database unavailable", slog.Any("error", err))
 		return vane.Unavailable(2*time.Second, "the database is unavailable; retry shortly")
 	}
 	return err

@@ -31,7 +31,13 @@ type client struct {
 // fresh database of db, over real HTTP.
 func startService(t *testing.T, db testDB) *client {
 	t.Helper()
-	h := newService(db.freshStore(t), map[string]string{testToken: "tester"}, options{timeout: 10 * time.Second})
+	return startServiceOn(t, db.freshStore(t))
+}
+
+// startServiceOn is startService on store.
+func startServiceOn(t *testing.T, store *Store) *client {
+	t.Helper()
+	h := newService(store, map[string]string{testToken: "tester"}, options{timeout: 10 * time.Second})
 	// Every answer of a typed operation is checked against the document,
 	// its status listed there by number.
 	srv := httptest.NewServer(vanetest.New(t, h, vanetest.ExplicitStatuses()).Handler())

@@ -23,7 +23,7 @@ import (
 // types (BLOB or BYTEA, AUTOINCREMENT or an identity column).
 //
 //go:embed migrations
-var migrations embed.FS
+var migrationFiles embed.FS
 
 // The pets the service starts with, inserted once by the second migration.
 //
@@ -36,16 +36,31 @@ type dialect struct {
 	// tags is an expression giving the tags of the pet p as a JSON array,
 	// in order.
 	tags string
+	// join joins a table after the ones before it, in that order: the
+	// tables of a tag filter are read in the order written, each looked
+	// up in its index for the rows of the ones before.
+	join string
+	// petOfTag joins the pet p of the tag row t0, read by its ID for each
+	// row of t0 (never a walk of pets in step with t0's rows).
+	petOfTag string
 }
 
 var (
+	// SQLite keeps the order of a CROSS JOIN's tables.
 	sqlite = dialect{
-		name: "sqlite",
-		tags: `(SELECT json_group_array(tag ORDER BY position) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		name:     "sqlite",
+		tags:     `(SELECT json_group_array(tag ORDER BY position) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		join:     "CROSS JOIN",
+		petOfTag: "CROSS JOIN pets p ON p.id = t0.pet_id ",
 	}
+	// PostgreSQL plans the joins of the tags' lists itself (a merge of
+	// lists in ID order, or lookups); a LATERAL subquery that it cannot
+	// flatten (OFFSET 0) reads each pet by its ID.
 	postgres = dialect{
-		name: "postgres",
-		tags: `(SELECT COALESCE(json_agg(tag ORDER BY position), '[]'::json) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		name:     "postgres",
+		tags:     `(SELECT COALESCE(json_agg(tag ORDER BY position), '[]'::json) FROM pet_tags t WHERE t.pet_id = p.id)`,
+		join:     "JOIN",
+		petOfTag: "CROSS JOIN LATERAL (SELECT * FROM pets WHERE pets.id = t0.pet_id OFFSET 0) p ",
 	}
 )
 
@@ -120,18 +135,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker l
 // directory, then the seed. goose records each in its version table
 // (goose_db_version), in the same transaction as the migration itself.
 func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker, logger *slog.Logger) error {
-	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
-	if err != nil {
-		return err
-	}
-	opts := []goose.ProviderOption{
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithGoMigrations(goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil)),
-	}
-	if locker != nil {
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := goose.NewProvider(gd, db, fsys, opts...)
+	p, err := migrations(db, d, gd, locker)
 	if err != nil {
 		return err
 	}
@@ -139,7 +143,7 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locke
 	for _, r := range results {
 		source := filepath.Base(r.Source.Path)
 		if r.Source.Type == goose.TypeGo {
-			source = "seed (pets.json)"
+			source = goMigrations[r.Source.Version]
 		}
 		logger.InfoContext(ctx, "migration applied", slog.Int64("version", r.Source.Version),
 			slog.String("source", source), slog.Duration("duration", r.Duration))
@@ -150,6 +154,95 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, gd goose.Dialect, locke
 	return nil
 }
 
+// goMigrations name the migrations written in Go, by version, for the log.
+var goMigrations = map[int64]string{2: "seed (pets.json)", 8: "names folded by foldName", 11: "photos hashed"}
+
+// refoldNames stores foldName's folding of each name in name_folded where
+// it differs from what is stored; the indexes on name_folded follow.
+func refoldNames(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, name, name_folded FROM pets")
+	if err != nil {
+		return err
+	}
+	type refolded struct {
+		id     int64
+		folded string
+	}
+	var changed []refolded
+	for rows.Next() {
+		var r refolded
+		var name string
+		if err := rows.Scan(&r.id, &name, &r.folded); err != nil {
+			rows.Close()
+			return err
+		}
+		if f := foldName(name); f != r.folded {
+			changed = append(changed, refolded{r.id, f})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range changed {
+		if _, err := tx.ExecContext(ctx, "UPDATE pets SET name_folded = $1 WHERE id = $2", r.folded, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashPhotos stores the SHA-256 of each photo that has none.
+func hashPhotos(ctx context.Context, tx *sql.Tx) error {
+	var ids []int64
+	rows, err := tx.QueryContext(ctx, "SELECT pet_id FROM pet_photos WHERE sha256 IS NULL")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		var data []byte
+		if err := tx.QueryRowContext(ctx, "SELECT data FROM pet_photos WHERE pet_id = $1", id).Scan(&data); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE pet_photos SET sha256 = $1 WHERE pet_id = $2", photoHash(data), id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrations returns the goose provider of db's migrations.
+func migrations(db *sql.DB, d dialect, gd goose.Dialect, locker lock.SessionLocker) (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrationFiles, "migrations/"+d.name)
+	if err != nil {
+		return nil, err
+	}
+	opts := []goose.ProviderOption{
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithGoMigrations(
+			goose.NewGoMigration(2, &goose.GoFunc{RunTx: seed}, nil),
+			goose.NewGoMigration(8, &goose.GoFunc{RunTx: refoldNames}, nil),
+			goose.NewGoMigration(11, &goose.GoFunc{RunTx: hashPhotos}, nil),
+		),
+	}
+	if locker != nil {
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	return goose.NewProvider(gd, db, fsys, opts...)
+}
+
 // seed inserts the pets of pets.json. It runs once per database, as a
 // migration, so that replicas starting together do not each insert them.
 func seed(ctx context.Context, tx *sql.Tx) error {
@@ -157,7 +250,7 @@ func seed(ctx context.Context, tx *sql.Tx) error {
 	if err := json.Unmarshal(seedPets, &pets); err != nil {
 		return fmt.Errorf("pets.json: %w", err)
 	}
-	now := time.Now().UTC().Truncate(time.Second)
+	now := modTime(time.Now())
 	for _, p := range pets {
 		if _, err := insertPet(ctx, tx, p, now); err != nil {
 			return err

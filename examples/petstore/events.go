@@ -33,6 +33,14 @@ type PetDeleted struct {
 	ID int64 `json:"id"`
 }
 
+// PetRedacted stands, in the history a reconnecting client is replayed,
+// for a created or updated event of a pet deleted since: a deleted pet's
+// data is kept neither in the pets nor in the events. The pet's deleted
+// event follows it.
+type PetRedacted struct {
+	ID int64 `json:"id"`
+}
+
 // EventsReset is sent first to a client whose Last-Event-ID is older than
 // the events the service keeps, or names no event the database ever had:
 // it has missed changes, and should read the pets again.
@@ -41,7 +49,8 @@ type EventsReset struct {
 }
 
 // eventTypes are the stream's events by name, as its document lists them.
-var eventTypes = map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{}, "reset": EventsReset{}}
+var eventTypes = map[string]any{"created": PetCreated{}, "updated": PetUpdated{}, "deleted": PetDeleted{},
+	"redacted": PetRedacted{}, "reset": EventsReset{}}
 
 // EventsInput is the input of GET /pets/events.
 type EventsInput struct {
@@ -82,6 +91,20 @@ func (s *Store) addEvent(ctx context.Context, tx *sql.Tx, kind string, petID int
 	if err == nil && s.d.name == "postgres" {
 		_, err = tx.ExecContext(ctx, "SELECT pg_notify($1, '')", eventsChannel)
 	}
+	return err
+}
+
+// redactEvents replaces, with tx, the created and updated events of the
+// pet petID, which tx deletes, by redacted events that hold its ID only:
+// what the pet was (its name, its owner) leaves the replayable history in
+// the transaction that deletes it. The events keep their IDs and order.
+func redactEvents(ctx context.Context, tx *sql.Tx, petID int64) error {
+	payload, err := json.Marshal(PetRedacted{ID: petID})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, "UPDATE pet_events SET kind = 'redacted', payload = $1 WHERE pet_id = $2 AND kind IN ('created', 'updated')",
+		string(payload), petID)
 	return err
 }
 
@@ -163,6 +186,8 @@ type feed struct {
 	store  *Store
 	listen string // a PostgreSQL URL to LISTEN on; "" for none (SQLite)
 	logger *slog.Logger
+	// listenFn, when not nil, replaces listenOnce in listenLoop.
+	listenFn func(ctx context.Context) (listened bool, err error)
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -289,15 +314,26 @@ func (f *feed) read(ctx context.Context) error {
 }
 
 // listenLoop keeps a connection that LISTENs for the notifications of
-// every replica's commits, and pokes the feed for each; it reconnects,
-// with backoff, whenever the connection fails.
+// every replica's commits, and pokes the feed for each. It reconnects
+// whenever the connection fails, after a wait that doubles with each
+// attempt that fails (listenRetryMin to listenRetryMax) and starts again
+// from listenRetryMin once a connection has listened: a database that
+// restarts is listened to again within listenRetryMin of its return,
+// however often it failed before.
 func (f *feed) listenLoop(ctx context.Context) {
 	defer f.done.Done()
-	backoff := 100 * time.Millisecond
+	listen := f.listenOnce
+	if f.listenFn != nil {
+		listen = f.listenFn
+	}
+	backoff := listenRetryMin
 	for ctx.Err() == nil {
-		err := f.listenOnce(ctx)
+		listened, err := listen(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if listened {
+			backoff = listenRetryMin
 		}
 		f.logger.Warn("listening for events; reconnecting", "error", err, "in", backoff)
 		select {
@@ -305,23 +341,32 @@ func (f *feed) listenLoop(ctx context.Context) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		backoff = min(2*backoff, listenRetryMax)
 	}
 }
 
-func (f *feed) listenOnce(ctx context.Context) error {
+// The waits of listenLoop between its attempts to listen.
+const (
+	listenRetryMin = 100 * time.Millisecond
+	listenRetryMax = 5 * time.Second
+)
+
+// listenOnce connects to f.listen and LISTENs there, poking the feed for
+// each notification, until the connection fails or ctx ends. listened
+// reports whether it got as far as listening.
+func (f *feed) listenOnce(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.Connect(ctx, f.listen)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+eventsChannel); err != nil {
-		return err
+		return false, err
 	}
 	f.poke() // what was committed while the connection was down
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
+			return true, err
 		}
 		f.poke()
 	}
@@ -423,9 +468,10 @@ func sendStored(send vane.Sender, e storedEvent) error {
 
 // eventDecoders turn a stored payload into the event's typed data, by kind.
 var eventDecoders = map[string]func([]byte) (any, error){
-	"created": decodeAs[PetCreated],
-	"updated": decodeAs[PetUpdated],
-	"deleted": decodeAs[PetDeleted],
+	"created":  decodeAs[PetCreated],
+	"updated":  decodeAs[PetUpdated],
+	"deleted":  decodeAs[PetDeleted],
+	"redacted": decodeAs[PetRedacted],
 }
 
 func decodeAs[T any](payload []byte) (any, error) {

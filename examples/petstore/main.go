@@ -11,16 +11,20 @@
 //	go run ./petstore seed 1000000         # add a million generated pets, in bulk
 //
 // (from the examples directory, the module's root). Reading is open;
-// writing needs the bearer token printed at start-up (set PETSTORE_TOKEN to
-// choose it):
+// writing needs a bearer token: PETSTORE_TOKEN's, or one the service
+// makes and prints at start-up when it is not set:
 //
 //	curl localhost:8080/pets?species=cat
 //	curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
 //		-d '{"name":"Nemo","species":"fish"}' localhost:8080/pets
 //
 // Every setting is a flag whose default comes from an environment variable
-// (run with -h for the list). Request logs are JSON lines on standard
-// error, one per request.
+// (run with -h for the list), apart from the secrets, which come from the
+// environment only: PETSTORE_TOKEN, and PETSTORE_CURSOR_KEY, the key that
+// signs the list cursors (replicas share it; without it each process
+// signs with a random key of its own). Logs are JSON lines on standard
+// error: one per request, and every other record of a request with its
+// request ID.
 package main
 
 import (
@@ -85,7 +89,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(flags.Output(), "usage: petstore [flags]\n"+
 			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n"+
 			"       petstore seed N                add N generated pets to the store, in bulk, and exit\n"+
-			"PETSTORE_TOKEN sets the bearer token for writing (default: a new random one).\n")
+			"PETSTORE_TOKEN sets the bearer token for writing (default: a new random one, printed).\n"+
+			"PETSTORE_CURSOR_KEY sets the key that signs list cursors, at least 32 characters, the same on every replica\n"+
+			"(default: a new random one, which only this process knows).\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -95,11 +101,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	token := getenv("PETSTORE_TOKEN")
+	token, tokenMade := getenv("PETSTORE_TOKEN"), false
 	if token == "" {
-		token = randomToken()
+		token, tokenMade = randomToken(), true
 	}
 	tokens := map[string]string{token: "demo"}
+	cursorKey := []byte(getenv("PETSTORE_CURSOR_KEY"))
+	if len(cursorKey) > 0 && len(cursorKey) < minCursorKey {
+		return fmt.Errorf("PETSTORE_CURSOR_KEY has %d characters; it needs at least %d (openssl rand -hex 32 makes one)", len(cursorKey), minCursorKey)
+	}
 
 	seed := 0
 	switch flags.Arg(0) {
@@ -127,6 +137,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("unknown log format %q (want json or text)", *logFormat)
 	}
 	logger := slog.New(requestIDHandler{handler})
+	// What logs through slog's default (vane's "operation failed"
+	// records, the log package) is written as the service's own records,
+	// while run runs: slog's default is the process's, one service's.
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(logger)
 	trusted, err := middleware.ParseTrustedProxies(*proxies)
 	if err != nil {
 		return err
@@ -148,6 +163,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if seed > 0 {
 		return store.Seed(ctx, seed, stdout)
 	}
+	if len(cursorKey) == 0 {
+		cursorKey = randomKey()
+		logger.WarnContext(ctx, "PETSTORE_CURSOR_KEY is not set: list cursors are signed with a random key of this process, "+
+			"and are refused by any other. Replicas need one shared key: set PETSTORE_CURSOR_KEY to the same secret on each.")
+	}
+	shownToken := "from PETSTORE_TOKEN"
+	if tokenMade {
+		shownToken = token
+	}
 
 	srv := &vane.Server{
 		Addr:       *addr,
@@ -157,11 +181,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			base := "http://" + browsable(a)
 			fmt.Fprintf(stdout, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\nhealth:    %s/healthz %s/readyz\n"+
 				"database:  %s\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
-				base, base, base, base, base, where, token)
+				base, base, base, base, base, where, shownToken)
 		},
 	}
 	srv.Handler = newService(store, tokens, options{
 		logger:         logger,
+		cursorKey:      cursorKey,
 		trustedProxies: trusted,
 		corsOrigins:    splitList(*origins),
 		timeout:        *timeout,
@@ -232,4 +257,16 @@ func randomToken() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// minCursorKey is the fewest characters PETSTORE_CURSOR_KEY may have: a
+// key that a list of guesses could hold would let anyone who has one
+// cursor forge others offline.
+const minCursorKey = 32
+
+// randomKey returns a new cursor key of 32 random bytes.
+func randomKey() []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return b
 }

@@ -69,6 +69,7 @@ func TestOpenAPICommand(t *testing.T) {
 type running struct {
 	printed map[string]string // what it printed at start: "pet store", "docs page", "token"…
 	base    string            // http://127.0.0.1:port
+	token   string            // the bearer token: PETSTORE_TOKEN, or the one it printed
 	logs    *syncbuf.Buffer   // its standard error
 	stop    func() error      // cancels its context and returns run's result
 }
@@ -116,7 +117,11 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 	}
 	t.Cleanup(func() { stop() })
 	base := strings.TrimSuffix(printed["pet store"], "/pets")
-	return &running{printed, base, logs, stop}
+	token := env["PETSTORE_TOKEN"]
+	if token == "" {
+		token = strings.Fields(printed["token"])[0]
+	}
+	return &running{printed, base, token, logs, stop}
 }
 
 // TestRunServesUntilCancelled starts the command, uses every URL it prints,
@@ -147,7 +152,7 @@ func createPet(t *testing.T, r *running, body string) string {
 	t.Helper()
 	req, _ := http.NewRequest("POST", r.base+"/pets", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+strings.Fields(r.printed["token"])[0])
+	req.Header.Set("Authorization", "Bearer "+r.token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +251,22 @@ func TestRunAsOperated(t *testing.T) {
 	if res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight from the configured origin: %d %v", res.StatusCode, res.Header)
 	}
+	// The headers the operations read and answer, as the document says
+	// (vane.Router.CORSHeaders): a page can make a conditional write,
+	// resume a stream, and read versions and next links.
+	for _, h := range []string{"if-unmodified-since", "if-match", "last-event-id", "content-encoding"} {
+		res, _ = send("OPTIONS", "/pets/1", http.Header{"Origin": {"https://app.example"}, "Access-Control-Request-Method": {"PUT"},
+			"Access-Control-Request-Headers": {h}})
+		if !strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), h) { // names in any case
+			t.Errorf("preflight asking for %s: Access-Control-Allow-Headers %q", h, res.Header.Get("Access-Control-Allow-Headers"))
+		}
+	}
+	res, _ = send("GET", "/pets?limit=1", http.Header{"Origin": {"https://app.example"}})
+	for _, h := range []string{"ETag", "Link", "Retry-After", "WWW-Authenticate", "X-Request-Id"} {
+		if !strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Expose-Headers")), strings.ToLower(h)) {
+			t.Errorf("%s is not exposed: Access-Control-Expose-Headers %q", h, res.Header.Get("Access-Control-Expose-Headers"))
+		}
+	}
 	res, _ = send("GET", "/pets/1", http.Header{"Origin": {"https://evil.example"}})
 	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("another origin: %d %v", res.StatusCode, res.Header)
@@ -269,8 +290,8 @@ func TestRunAsOperated(t *testing.T) {
 			requests = append(requests, rec)
 		}
 	}
-	if len(requests) != 6 {
-		t.Fatalf("%d request log lines for 6 requests:\n%s", len(requests), r.logs.String())
+	if len(requests) != 11 {
+		t.Fatalf("%d request log lines for 11 requests:\n%s", len(requests), r.logs.String())
 	}
 	first := requests[0]
 	for k, want := range map[string]any{"method": "GET", "route": "/pets", "path": "/pets", "status": 200.0, "client": "203.0.113.9"} {
@@ -284,7 +305,7 @@ func TestRunAsOperated(t *testing.T) {
 	if b, _ := first["bytes"].(float64); b <= 0 {
 		t.Errorf("bytes %v", first["bytes"])
 	}
-	if last := requests[5]; last["request_id"] != "abc-123" || last["route"] != "/pets/{id}" {
+	if last := requests[len(requests)-1]; last["request_id"] != "abc-123" || last["route"] != "/pets/{id}" {
 		t.Errorf("last request's line: %v", last)
 	}
 }

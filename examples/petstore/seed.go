@@ -31,7 +31,7 @@ func (s *Store) Seed(ctx context.Context, n int, progress io.Writer) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 0x9e3779b97f4a7c15))
-	now := s.now().UTC().Truncate(time.Second)
+	now := modTime(s.now())
 	start := time.Now()
 	for done := 0; done < n; {
 		size := min(seedTx, n-done)
@@ -155,7 +155,7 @@ func insertSeed(ctx context.Context, tx *sql.Tx, d dialect, pets []seedPet, now 
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		args = append(args, p.id, p.in.Name, strings.ToLower(p.in.Name), p.in.Species, p.in.Status,
+		args = append(args, p.id, p.in.Name, foldName(p.in.Name), p.in.Species, p.in.Status,
 			nullable(p.in.BirthDate), p.in.Owner, now, now)
 		row(9)
 	}

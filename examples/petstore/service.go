@@ -19,6 +19,7 @@ import (
 // options are the service's settings beyond its store and tokens.
 type options struct {
 	logger         *slog.Logger
+	cursorKey      []byte         // signs the list cursors; replicas share it. Empty: a random key of this process
 	trustedProxies []netip.Prefix // whose X-Forwarded-For is believed
 	corsOrigins    []string       // origins whose browsers may call the API; none: no CORS headers
 	timeout        time.Duration  // for each API request; 0: none
@@ -31,8 +32,9 @@ type options struct {
 //	RequestID         an ID for the request, from X-Request-Id or new
 //	RealIP            the client's address, behind the trusted proxies only
 //	Logger            one log line per request, when it is answered
-//	CORS              (rs/cors) for the configured origins, preflights included
 //	gzip              (klauspost/compress/gzhttp) responses of 1 KiB or more
+//	CORS              (rs/cors) for the configured origins, preflights included:
+//	                  the headers the operations read and answer, from the document
 //	router            /healthz and /readyz, then the API:
 //	  Timeout         the API's requests only, after routing
 //	  requireToken    the writing routes only
@@ -49,15 +51,6 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		middleware.RealIP(middleware.RealIPConfig{TrustedProxies: o.trustedProxies}),
 		middleware.Logger(o.logger),
 	)
-	if len(o.corsOrigins) > 0 {
-		r.Use(cors.New(cors.Options{
-			AllowedOrigins: o.corsOrigins,
-			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-			AllowedHeaders: []string{"Authorization", "Content-Type", "If-Match", "If-None-Match", "X-Request-Id"},
-			ExposedHeaders: []string{"Location", "ETag", "X-Request-Id"},
-			MaxAge:         600,
-		}).Handler)
-	}
 	r.Use(gzipped)
 
 	// Liveness: the process answers. Readiness: it can serve (its database
@@ -78,13 +71,16 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		api.Use(middleware.Timeout(o.timeout))
 	}
 	api.Use(finishWhatStarts)
-	a := registerAPI(api, store, tokens)
+	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r, "/pets/events", eventTypes,
+	vane.Stream(r.Group("", a.acceptsEvents), "/pets/events", eventTypes,
 		a.serveEvents, summary("Follow changes to pets", "petEvents"),
+		responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
 		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
-			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed."))
+			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
+			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+
+			"which hold its ID only."))
 	// /pets/events has GET only: the other methods are answered 405, as the
 	// document says, rather than reaching /pets/{id} with id "events".
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
@@ -97,6 +93,18 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	vane.Docs(r, docsConfig())
+	if len(o.corsOrigins) > 0 {
+		// Added once every operation is registered: the headers a page may
+		// send and read are those the operations declare.
+		exposed, allowed := r.CORSHeaders()
+		r.Use(cors.New(cors.Options{
+			AllowedOrigins: o.corsOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowedHeaders: append(allowed, middleware.RequestIDHeader),
+			ExposedHeaders: append(exposed, middleware.RequestIDHeader),
+			MaxAge:         600,
+		}).Handler)
+	}
 	return r
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -10,17 +12,28 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // PetInput is what a client sends to create or replace a pet. Its tags are
 // the whole contract: they validate the request and document the API.
+//
+// Every string it stores is one line of text: no control characters (C0,
+// DEL, C1), no line or paragraph separators, and no bidirectional
+// embeddings, overrides or isolates (U+202A–U+202E, U+2066–U+2069),
+// which would make a name display as another. A name and a tag have a
+// visible character too: not only white space or invisible formatting.
+// The patterns say so in the document's terms (the characters are
+// written as themselves, which ECMA-262 and Go's RE2 read alike).
 type PetInput struct {
-	Name      string   `json:"name" minLength:"1" maxLength:"80" doc:"The pet's name." example:"Rex"`
+	Name      string   `json:"name" minLength:"1" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides)." example:"Rex"`
 	Species   string   `json:"species" enum:"dog,cat,bird,fish,rabbit" example:"dog"`
 	Status    string   `json:"status,omitempty" enum:"available,pending,adopted" doc:"Where the pet is in the adoption process; available when absent."`
-	Tags      []string `json:"tags,omitempty" maxItems:"10" uniqueItems:"true" maxLength:"32" doc:"Free-form labels." example:"friendly,trained"`
+	Tags      []string `json:"tags,omitempty" maxItems:"10" uniqueItems:"true" maxLength:"32" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Free-form labels, each one line of text with a visible character." example:"friendly,trained"`
 	BirthDate string   `json:"birthDate,omitempty" format:"date" example:"2021-04-01"`
-	Owner     *string  `json:"owner,omitempty" nullable:"true" doc:"Who adopted the pet, if anyone."`
+	Owner     *string  `json:"owner,omitempty" nullable:"true" maxLength:"80" pattern:"^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$" doc:"Who adopted the pet, if anyone: one line of text."`
 }
 
 // Pet is a stored pet: the client's fields (embedded, so they appear at the
@@ -41,6 +54,9 @@ type Pet struct {
 type Photo struct {
 	ContentType string
 	Data        []byte
+	// SHA256 is the hex SHA-256 of Data, set by the store: the photo's
+	// version, which its ETag names.
+	SHA256 string
 }
 
 // Filter selects pets for List. Zero fields match everything.
@@ -71,6 +87,10 @@ type Store struct {
 	// replaces SQLite's busy handler, which sleeps and retries (up to
 	// 100 ms a time) and lets a late writer overtake an early one.
 	writer chan struct{}
+	// commitFault, in tests, is called after each commit that succeeded,
+	// with the transaction's context, and its error taken as the
+	// commit's: a commit whose answer was lost.
+	commitFault func(context.Context) error
 }
 
 // Close stops the event feed and closes the database.
@@ -142,6 +162,12 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 // it. more reports whether a pet follows. With count, total is how many
 // match in all, which costs a scan of every match; without it, 0.
 //
+// Tags (f.Tags) are found through their index, which gives the pets of
+// a tag in ID order: a page of a tag costs the page, and a tag that no
+// pet has costs an index probe. With several tags, a page reads the pets
+// of the first (in sorted order) until it has its pets with all of them.
+// A search with tags checks the names of the tags' pets.
+//
 // A search (f.Query) of three characters or more reads an index. On
 // SQLite, FTS5 walks the names' trigrams in ID order, so a page of a
 // search costs the page too. On PostgreSQL the indexes (GIN) yield their
@@ -154,6 +180,41 @@ func (s *Store) List(ctx context.Context, f Filter, offset, limit int) ([]Pet, i
 // searchWindow pets by ID, and asks an index only when the window holds
 // too few.
 func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, limit int, count bool) (pets []Pet, more bool, total int, err error) {
+	q := s.listQueries(f, after, offset, limit, count)
+	if q.count != nil {
+		if err := s.db.QueryRowContext(ctx, q.count.text, q.count.args...).Scan(&total); err != nil {
+			return nil, false, 0, err
+		}
+	}
+	if q.window != nil {
+		pets, err = s.queryPets(ctx, q.window.text, q.window.args...)
+		if err != nil || len(pets) > limit {
+			return trimPage(pets, limit, total, err)
+		}
+	}
+	pets, err = s.queryPets(ctx, q.page.text, q.page.args...)
+	return trimPage(pets, limit, total, err)
+}
+
+// sqlQuery is a query's text and its arguments.
+type sqlQuery struct {
+	text string
+	args []any
+}
+
+// listQueries are the queries of a ListAfter: count counts every match
+// (nil unless asked); window looks for the page among the next
+// searchWindow pets by ID (nil unless a PostgreSQL search may be common),
+// and page is the page's query, run when there is no window or it holds
+// too few.
+type listQueries struct {
+	count, window, page *sqlQuery
+}
+
+// listQueries returns the queries of ListAfter(ctx, f, after, offset,
+// limit, count).
+func (s *Store) listQueries(f Filter, after int64, offset, limit int, count bool) listQueries {
+	var out listQueries
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -167,17 +228,47 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	if f.Status != "" {
 		where = append(where, "p.status = "+arg(f.Status))
 	}
-	for _, t := range f.Tags {
-		where = append(where, "EXISTS (SELECT 1 FROM pet_tags t WHERE t.pet_id = p.id AND t.tag = "+arg(t)+")")
+	tags := tagSet(f.Tags)
+	var alsoAfter []string // columns equal to key, bounded by after too
+	if len(tags) > 0 {
+		// The tag index drives: pet_tags_tag (tag, pet_id) yields the pets
+		// of the first tag in ID order, from the page's start; the other
+		// tags' lists are joined in the same index, and each pet left is
+		// then read by its ID (the joins' order is fixed: see dialect).
+		// Nothing reads a pet without every tag.
+		from, key = "FROM pet_tags t0 ", "t0.pet_id"
+		where = append(where, "t0.tag = "+arg(tags[0]))
+		for i, t := range tags[1:] {
+			ti := "t" + strconv.Itoa(i+1)
+			from += s.d.join + " pet_tags " + ti + " ON " + ti + ".pet_id = t0.pet_id AND " + ti + ".tag = " + arg(t) + " "
+			alsoAfter = append(alsoAfter, ti+".pet_id")
+		}
+		from += s.d.petOfTag
+		if len(tags) > 1 {
+			// A tag that no pet has ends the query before it reads a pet:
+			// each test is one probe of the index, made once (it depends
+			// on no row).
+			for _, t := range tags {
+				where = append(where, "(SELECT pet_id FROM pet_tags WHERE tag = "+arg(t)+" ORDER BY pet_id LIMIT 1) IS NOT NULL")
+			}
+		}
 	}
 	words := ""     // a search of words: its tsquery of pet_name_affixes
 	window := false // look among the next searchWindow pets first
-	if q := strings.ToLower(f.Query); q != "" {
+	if q := foldName(f.Query); q != "" {
 		var selective bool
-		if s.d.name == "postgres" {
+		if s.d.name == "postgres" && len(tags) == 0 {
 			words, selective = nameWordsQuery(q)
 		}
 		switch {
+		case len(tags) > 0:
+			// The tag index drives (above): the name of each of its pets
+			// is checked.
+			contains := "instr"
+			if s.d.name == "postgres" {
+				contains = "strpos"
+			}
+			where = append(where, contains+"(p.name_folded, "+arg(q)+") > 0")
 		case s.d.name == "sqlite" && utf8.RuneCountInString(q) >= 3:
 			// A phrase of the trigram index finds the names that contain
 			// the search, in rowid order. A search of several words asks
@@ -194,11 +285,14 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 			// of the names that contain the search; strpos keeps those.
 			where = append(where, "strpos(p.name_folded, "+arg(q)+") > 0")
 			window = !selective
+		case s.d.name == "sqlite":
+			// Shorter than a trigram: every name is read.
+			where = append(where, "instr(p.name_folded, "+arg(q)+") > 0")
 		default:
 			// PostgreSQL's trigram index serves this LIKE (three characters
 			// or more); shorter searches read every name.
 			where = append(where, "p.name_folded LIKE "+arg("%"+escapeLike(q)+"%")+` ESCAPE '\'`)
-			window = s.d.name == "postgres"
+			window = true
 		}
 	}
 	// fromArgs gives the FROM clause for the conditions in args: a search
@@ -214,27 +308,24 @@ func (s *Store) ListAfter(ctx context.Context, f Filter, after int64, offset, li
 	}
 	if count {
 		from, args := fromArgs(args)
-		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) "+from+whereOf(where), args...).Scan(&total); err != nil {
-			return nil, false, 0, err
-		}
+		out.count = &sqlQuery{"SELECT COUNT(*) " + from + whereOf(where), args}
 	}
 	if after > 0 {
-		where = append(where, key+" > "+arg(after))
+		for _, k := range append([]string{key}, alsoAfter...) {
+			where = append(where, k+" > "+arg(after))
+		}
 	}
 	tail := " ORDER BY " + key + " LIMIT " + arg(limit+1) + " OFFSET " + arg(offset)
 	if window && offset == 0 {
 		// The window: the next pets by ID, read in order, filtered.
 		n := len(args)
 		windowFrom := "FROM (SELECT * FROM pets p WHERE p.id > " + arg(after) + " ORDER BY p.id LIMIT " + arg(searchWindow) + ") p "
-		pets, err = s.queryPets(ctx, s.selectPets(windowFrom)+whereOf(where)+tail, args...)
-		if err != nil || len(pets) > limit {
-			return trimPage(pets, limit, total, err)
-		}
-		args = args[:n]
+		out.window = &sqlQuery{s.selectPets(windowFrom) + whereOf(where) + tail, args}
+		args = args[:n:n]
 	}
 	from, args = fromArgs(args)
-	pets, err = s.queryPets(ctx, s.selectPets(from)+whereOf(where)+tail, args...)
-	return trimPage(pets, limit, total, err)
+	out.page = &sqlQuery{s.selectPets(from) + whereOf(where) + tail, args}
+	return out
 }
 
 // searchWindow is how many pets by ID a PostgreSQL search reads in order
@@ -349,6 +440,14 @@ func ftsMatch(q string) (match string, whole bool) {
 // pet_name_affixes: ASCII white space.
 func isNameSpace(r rune) bool { return strings.ContainsRune(" \t\n\r\f\v", r) }
 
+// tagSet returns tags sorted, each once: the set a tag filter asks for.
+func tagSet(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(tags)))
+}
+
 // whereOf joins conditions into a WHERE clause, or nothing.
 func whereOf(conds []string) string {
 	if len(conds) == 0 {
@@ -386,6 +485,17 @@ func trimPage(pets []Pet, limit, total int, err error) ([]Pet, bool, int, error)
 	return pets, false, total, nil
 }
 
+// foldName is the one case folding of the names and the searches, applied
+// in Go to both, so that every way a search is answered (FTS5's trigram
+// index, instr, PostgreSQL's trigram and affix indexes, LIKE, strpos)
+// compares the same strings, byte for byte: Unicode's full case folding
+// (σ, ς and Σ are one letter; ß is ss; the Kelvin sign is k), then the
+// canonical composition (NFC: é typed as e and an accent is é). The
+// folded name is stored in name_folded, which the indexes read.
+func foldName(s string) string {
+	return norm.NFC.String(cases.Fold().String(s))
+}
+
 // escapeLike escapes the wildcards of a LIKE pattern.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
@@ -409,7 +519,10 @@ func (s *Store) Create(ctx context.Context, in PetInput) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if p, err = insertPet(ctx, tx, in, s.now().UTC().Truncate(time.Second)); err != nil {
+		if p, err = insertPet(ctx, tx, in, modTime(s.now())); err != nil {
+			return err
+		}
+		if err := s.recordOutcome(ctx, tx, p); err != nil {
 			return err
 		}
 		return s.addEvent(ctx, tx, "created", p.ID, PetCreated{Pet: p})
@@ -425,7 +538,7 @@ func insertPet(ctx context.Context, tx *sql.Tx, in PetInput, now time.Time) (Pet
 	p := Pet{PetInput: in, CreatedAt: now, UpdatedAt: now, Version: 1}
 	err := tx.QueryRowContext(ctx, `INSERT INTO pets (name, name_folded, species, status, birth_date, owner, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
+		in.Name, foldName(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner, now, now).Scan(&p.ID)
 	if err != nil {
 		return Pet{}, err
 	}
@@ -467,8 +580,8 @@ func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (P
 	var p Pet
 	swapped := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		args := []any{in.Name, strings.ToLower(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
-			s.now().UTC().Truncate(time.Second), id}
+		args := []any{in.Name, foldName(in.Name), in.Species, in.Status, nullable(in.BirthDate), in.Owner,
+			modTime(s.now()), id}
 		res, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_folded = $2, species = $3, status = $4,
 			birth_date = $5, owner = $6, updated_at = $7, version = version + 1 WHERE id = $8`+ifVersion(version, &args), args...)
 		if err != nil {
@@ -487,6 +600,9 @@ func (s *Store) UpdateIf(ctx context.Context, id, version int64, in PetInput) (P
 			return err
 		}
 		swapped = true
+		if err := s.recordOutcome(ctx, tx, p); err != nil {
+			return err
+		}
 		return s.addEvent(ctx, tx, "updated", id, PetUpdated{Pet: p})
 	})
 	if errors.Is(err, errVersionMoved) {
@@ -519,14 +635,15 @@ func missedSwap(version int64) error {
 }
 
 // Delete removes the pet with id, its tags and its photo, whatever its
-// version.
+// version, and its data from the events (redactEvents).
 func (s *Store) Delete(ctx context.Context, id int64) error {
 	_, err := s.DeleteIf(ctx, id, 0)
 	return err
 }
 
-// DeleteIf removes the pet with id if its version is still version (0:
-// any), and reports whether it did. An unknown pet is errNotFound.
+// DeleteIf removes the pet with id, as Delete does, if its version is
+// still version (0: any), and reports whether it did. An unknown pet is
+// errNotFound.
 func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		args := []any{id}
@@ -536,6 +653,12 @@ func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return orErr(err, missedSwap(version))
+		}
+		if err := s.recordOutcome(ctx, tx, Pet{ID: id}); err != nil {
+			return err
+		}
+		if err := redactEvents(ctx, tx, id); err != nil {
+			return err
 		}
 		return s.addEvent(ctx, tx, "deleted", id, PetDeleted{ID: id})
 	})
@@ -549,16 +672,16 @@ func (s *Store) DeleteIf(ctx context.Context, id, version int64) (bool, error) {
 func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	var p Pet
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", s.now().UTC().Truncate(time.Second), id)
+		res, err := tx.ExecContext(ctx, "UPDATE pets SET updated_at = $1, version = version + 1 WHERE id = $2", modTime(s.now()), id)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return orErr(err, errNotFound)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO pet_photos (pet_id, content_type, data) VALUES ($1, $2, $3)
-			ON CONFLICT (pet_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data`,
-			id, ph.ContentType, ph.Data)
+		_, err = tx.ExecContext(ctx, `INSERT INTO pet_photos (pet_id, content_type, data, sha256) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (pet_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data, sha256 = excluded.sha256`,
+			id, ph.ContentType, ph.Data, photoHash(ph.Data))
 		if err != nil {
 			return err
 		}
@@ -570,11 +693,17 @@ func (s *Store) SetPhoto(ctx context.Context, id int64, ph Photo) (Pet, error) {
 	return p, err
 }
 
+// photoHash is the hex SHA-256 of a photo's bytes.
+func photoHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 // Photo returns the photo of the pet with id.
 func (s *Store) Photo(ctx context.Context, id int64) (Photo, error) {
 	var ph Photo
-	err := s.db.QueryRowContext(ctx, "SELECT content_type, data FROM pet_photos WHERE pet_id = $1", id).
-		Scan(&ph.ContentType, &ph.Data)
+	err := s.db.QueryRowContext(ctx, "SELECT content_type, data, sha256 FROM pet_photos WHERE pet_id = $1", id).
+		Scan(&ph.ContentType, &ph.Data, &ph.SHA256)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Photo{}, errNotFound
 	}
@@ -582,7 +711,7 @@ func (s *Store) Photo(ctx context.Context, id int64) (Photo, error) {
 }
 
 // inTx runs fn in a transaction, committed if fn returns nil and rolled
-// back otherwise.
+// back otherwise. A commit whose answer was lost is a lostCommit.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s.writer != nil {
 		select {
@@ -600,13 +729,22 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(ctx, tx); err != nil {
 		return err
 	}
 	if s.feed != nil {
 		s.feed.poke() // this process's streams read the new events at once
 	}
 	return nil
+}
+
+// modTime is t as the store keeps the times of its pets: UTC, to the
+// microsecond, the precision of PostgreSQL's timestamps (and SQLite keeps
+// what it is given), so that a pet read back has the time it was written
+// with. Writes within one second have different times: a date
+// precondition can tell them apart.
+func modTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
 }
 
 // nullable maps "" to SQL NULL.

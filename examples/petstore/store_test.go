@@ -78,6 +78,45 @@ func names(pets []Pet) string {
 
 func ptr[T any](v T) *T { return &v }
 
+// seededStore opens a store on a new database with n generated pets
+// besides the seed, and returns it with all its pets.
+func seededStore(t *testing.T, db testDB, n int) (*Store, []Pet) {
+	t.Helper()
+	ctx := context.Background()
+	s := db.freshStore(t)
+	if err := s.Seed(ctx, n, nil); err != nil {
+		t.Fatal(err)
+	}
+	all, _, _, err := s.ListAfter(ctx, Filter{}, 0, 0, n+100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, all
+}
+
+// pagedIDs pages through the pets that match f, size a page, from the
+// first, and returns their IDs in the order the pages gave them.
+func pagedIDs(t *testing.T, s *Store, f Filter, size int) []int64 {
+	t.Helper()
+	var ids []int64
+	after := int64(0)
+	for pages, more := 0, true; more; pages++ {
+		if pages > 10_000 {
+			t.Fatalf("%+v: no last page", f)
+		}
+		page, m, _, err := s.ListAfter(context.Background(), f, after, 0, size, false)
+		if err != nil {
+			t.Fatalf("%+v: %v", f, err)
+		}
+		for _, p := range page {
+			ids = append(ids, p.ID)
+			after = p.ID
+		}
+		more = m
+	}
+	return ids
+}
+
 func TestStoreStartsWithTheSeed(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		s := db.freshStore(t)
@@ -160,7 +199,8 @@ func TestStoreCreateUpdateDelete(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 // UpdateIf and DeleteIf write only at the version they are given; every
-// change grows the version by one and adds its event, in order.
+// change grows the version by one and adds its event, in order; the
+// delete redacts the events before it.
 func TestStoreCompareAndSwap(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		ctx := context.Background()
@@ -189,6 +229,9 @@ func TestStoreCompareAndSwap(t *testing.T) {
 		if got, err := s.Get(ctx, p.ID); err != nil || got.Name != "Nemo" || got.Version != 3 {
 			t.Errorf("after the refused writes: %+v, %v", got, err)
 		}
+		if evs, err := s.EventsAfter(ctx, 0, 100); err != nil || len(evs) != 3 || evs[0].Kind != "created" || evs[1].Kind != "updated" || evs[2].Kind != "updated" {
+			t.Errorf("events before the delete: %+v, %v", evs, err)
+		}
 		if ok, err := s.DeleteIf(ctx, p.ID, 3); !ok || err != nil {
 			t.Errorf("delete at the current version: %v, %v", ok, err)
 		}
@@ -206,7 +249,8 @@ func TestStoreCompareAndSwap(t *testing.T) {
 			}
 			kinds = append(kinds, e.Kind)
 		}
-		if got := strings.Join(kinds, ","); got != "created,updated,updated,deleted" {
+		// The delete redacted the pet's earlier events, in their places.
+		if got := strings.Join(kinds, ","); got != "redacted,redacted,redacted,deleted" {
 			t.Errorf("events: %s", got)
 		}
 	})
@@ -458,4 +502,35 @@ func TestStoreReplicasStartTogether(t *testing.T) {
 	if got, err := stores[2].Get(ctx, p.ID); err != nil || got.Name != "Nemo" {
 		t.Errorf("another replica reads %+v, %v", got, err)
 	}
+}
+
+// A pet's times are kept to the microsecond: two writes within one second
+// have different modification times, read back as written, so that a
+// date precondition can tell them apart.
+func TestStoreKeepsSubSecondTimes(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.freshStore(t)
+		at := time.Date(2026, 11, 27, 12, 0, 0, 100_000_999, time.UTC)
+		s.now = func() time.Time { return at }
+		p, err := s.Create(ctx, PetInput{Name: "Quick", Species: "cat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(300 * time.Millisecond)
+		u, err := s.Update(ctx, p.ID, PetInput{Name: "Quicker", Species: "cat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := time.Date(2026, 11, 27, 12, 0, 0, 400_000_000, time.UTC)
+		if !p.UpdatedAt.Equal(time.Date(2026, 11, 27, 12, 0, 0, 100_000_000, time.UTC)) || !u.UpdatedAt.Equal(want) ||
+			!got.UpdatedAt.Equal(want) || !got.CreatedAt.Equal(p.CreatedAt) {
+			t.Errorf("created %v, updated %v, read back %v (created %v); want the microseconds kept",
+				p.UpdatedAt, u.UpdatedAt, got.UpdatedAt, got.CreatedAt)
+		}
+	})
 }

@@ -27,6 +27,11 @@ import (
 // Token is the bearer token the service is started with (PETSTORE_TOKEN).
 const Token = "conformance-token"
 
+// CursorKey is the key the service signs its list cursors with
+// (PETSTORE_CURSOR_KEY): the same for every service started, so that a
+// cursor made by one replica is read by another, or after a restart.
+const CursorKey = "conformance-cursor-key-of-32-characters-or-more"
+
 // Service is a running example service.
 type Service struct {
 	// URL is its base URL, http://127.0.0.1:PORT, without a trailing slash.
@@ -89,7 +94,7 @@ func Start(t testing.TB, o Options) *Service {
 			s.env = append(s.env, kv)
 		}
 	}
-	s.env = append(s.env, "PETSTORE_TOKEN="+Token)
+	s.env = append(s.env, "PETSTORE_TOKEN="+Token, "PETSTORE_CURSOR_KEY="+CursorKey)
 	s.env = append(s.env, o.Env...)
 	t.Cleanup(func() {
 		if s.running {

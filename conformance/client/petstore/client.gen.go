@@ -144,6 +144,21 @@ func (e PetEventsDeletedEvent) Valid() bool {
 	}
 }
 
+// Defines values for PetEventsRedactedEvent.
+const (
+	Redacted PetEventsRedactedEvent = "redacted"
+)
+
+// Valid indicates whether the value is a known member of the PetEventsRedactedEvent enum.
+func (e PetEventsRedactedEvent) Valid() bool {
+	switch e {
+	case Redacted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetEventsResetEvent.
 const (
 	Reset PetEventsResetEvent = "reset"
@@ -372,12 +387,12 @@ type Pet struct {
 	// Example: 1
 	Id *int64 `json:"id,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -386,7 +401,7 @@ type Pet struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags      *[]string  `json:"tags,omitempty"`
@@ -414,12 +429,12 @@ type PetInput struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name string `json:"name"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -428,7 +443,7 @@ type PetInput struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PetInputStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -439,6 +454,11 @@ type PetInputSpecies string
 
 // PetInputStatus Where the pet is in the adoption process; available when absent.
 type PetInputStatus string
+
+// PetRedacted defines model for PetRedacted.
+type PetRedacted struct {
+	Id int64 `json:"id"`
+}
 
 // PetUpdated defines model for PetUpdated.
 type PetUpdated struct {
@@ -514,6 +534,19 @@ type PetEventsDeleted struct {
 // PetEventsDeletedEvent defines model for PetEventsDeleted.Event.
 type PetEventsDeletedEvent string
 
+// PetEventsRedacted The redacted event of petEvents.
+type PetEventsRedacted struct {
+	Data  PetRedacted            `json:"data"`
+	Event PetEventsRedactedEvent `json:"event"`
+	Id    *string                `json:"id,omitempty"`
+
+	// Retry milliseconds
+	Retry *int `json:"retry,omitempty"`
+}
+
+// PetEventsRedactedEvent defines model for PetEventsRedacted.Event.
+type PetEventsRedactedEvent string
+
 // PetEventsReset The reset event of petEvents.
 type PetEventsReset struct {
 	Data  EventsReset         `json:"data"`
@@ -583,7 +616,7 @@ type ListPetsParams struct {
 	// Tag Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters). Three characters or more are found through an index; shorter searches read every name.
+	// Q Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators or bidirectional overrides). Three characters or more are found through an index; shorter searches read every name.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
@@ -592,6 +625,12 @@ type ListPetsParamsSpecies string
 
 // ListPetsParamsStatus defines parameters for ListPets.
 type ListPetsParamsStatus string
+
+// CreatePetParams defines parameters for CreatePet.
+type CreatePetParams struct {
+	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
 
 // PetEventsParams defines parameters for PetEvents.
 type PetEventsParams struct {
@@ -607,8 +646,11 @@ type DeletePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+
+	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // PatchPetApplicationJSONPatchPlusJSONBody defines parameters for PatchPet.
@@ -619,12 +661,12 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// BirthDate Example: 2021-04-01
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 
-	// Name The pet's name.
+	// Name The pet's name: one line of text with a visible character (no control characters, line separators or bidirectional overrides).
 	//
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
 
-	// Owner Who adopted the pet, if anyone.
+	// Owner Who adopted the pet, if anyone: one line of text.
 	Owner *string `json:"owner,omitempty"`
 
 	// Species Example: dog
@@ -633,7 +675,7 @@ type PatchPetApplicationMergePatchPlusJSONBody struct {
 	// Status Where the pet is in the adoption process; available when absent.
 	Status *PatchPetApplicationMergePatchPlusJSONBodyStatus `json:"status,omitempty"`
 
-	// Tags Free-form labels.
+	// Tags Free-form labels, each one line of text with a visible character.
 	//
 	// Example: ["friendly","trained"]
 	Tags *[]string `json:"tags,omitempty"`
@@ -647,8 +689,11 @@ type PatchPetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+
+	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // PatchPetApplicationJSONPatchPlusJSONBody0 defines parameters for PatchPet.
@@ -708,8 +753,11 @@ type UpdatePetParams struct {
 	// IfNoneMatch Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does not exist.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 
-	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// IfUnmodifiedSince Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change within the second the date names, after its start, is a change.
 	IfUnmodifiedSince *string `json:"If-Unmodified-Since,omitempty"`
+
+	// IdempotencyKey A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome, marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422; while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // UploadPetPhotoMultipartBody defines parameters for UploadPetPhoto.
@@ -912,18 +960,18 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePet Add a pet
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PetEvents Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Corresponds with GET /pets/events (the `PetEvents` operationId).
 	PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -981,6 +1029,8 @@ type ClientInterface interface {
 
 	// GetPetPhoto Download a pet's photo
 	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+	//
 	// Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 	GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -1029,8 +1079,8 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1046,8 +1096,8 @@ func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequest(c.Server, body)
+func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1060,7 +1110,7 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 
 // PetEvents Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Corresponds with GET /pets/events (the `PetEvents` operationId).
 func (c *Client) PetEvents(ctx context.Context, params *PetEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1197,6 +1247,8 @@ func (c *Client) UpdatePet(ctx context.Context, id int64, params *UpdatePetParam
 }
 
 // GetPetPhoto Download a pet's photo
+//
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
 //
 // Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 func (c *Client) GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1394,18 +1446,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 }
 
 // NewCreatePetRequest calls the generic CreatePet builder with application/json body
-func NewCreatePetRequest(server string, body CreatePetJSONRequestBody) (*http.Request, error) {
+func NewCreatePetRequest(server string, params *CreatePetParams, body CreatePetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreatePetRequestWithBody(server, "application/json", bodyReader)
+	return NewCreatePetRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreatePetRequestWithBody constructs an http.Request for the CreatePet method, with any body, and a specified content type
-func NewCreatePetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreatePetRequestWithBody(server string, params *CreatePetParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1429,6 +1481,21 @@ func NewCreatePetRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1539,6 +1606,17 @@ func NewDeletePetRequest(server string, id int64, params *DeletePetParams) (*htt
 			}
 
 			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam3)
 		}
 
 	}
@@ -1670,6 +1748,17 @@ func NewPatchPetRequestWithBody(server string, id int64, params *PatchPetParams,
 			req.Header.Set("If-Unmodified-Since", headerParam2)
 		}
 
+		if params.IdempotencyKey != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -1752,6 +1841,17 @@ func NewUpdatePetRequestWithBody(server string, id int64, params *UpdatePetParam
 			}
 
 			req.Header.Set("If-Unmodified-Since", headerParam2)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam3)
 		}
 
 	}
@@ -1894,18 +1994,18 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// CreatePetWithResponse Add a pet
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// PetEventsWithResponse Follow changes to pets
 	//
-	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1969,6 +2069,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetPetPhotoWithResponse Download a pet's photo
 	//
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
@@ -1985,6 +2087,11 @@ type ClientWithResponsesInterface interface {
 // WhoAmIResponse401Headers the declared response headers of an HTTP 401 response for WhoAmI
 type WhoAmIResponse401Headers struct {
 	WWWAuthenticate *string
+}
+
+// WhoAmIResponse503Headers the declared response headers of an HTTP 503 response for WhoAmI
+type WhoAmIResponse503Headers struct {
+	RetryAfter *string
 }
 
 type WhoAmIResponse struct {
@@ -2004,6 +2111,8 @@ type WhoAmIResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *WhoAmIResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WhoAmIResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2070,6 +2179,11 @@ type ListPetsResponse200Headers struct {
 	Link *string
 }
 
+// ListPetsResponse503Headers the declared response headers of an HTTP 503 response for ListPets
+type ListPetsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListPetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2089,6 +2203,8 @@ type ListPetsResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPetsResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPetsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2157,12 +2273,23 @@ func (r ListPetsResponse) ContentType() string {
 
 // CreatePetResponse201Headers the declared response headers of an HTTP 201 response for CreatePet
 type CreatePetResponse201Headers struct {
-	Location *string
+	IdempotentReplayed *string
+	Location           *string
 }
 
 // CreatePetResponse401Headers the declared response headers of an HTTP 401 response for CreatePet
 type CreatePetResponse401Headers struct {
 	WWWAuthenticate *string
+}
+
+// CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
+type CreatePetResponse409Headers struct {
+	RetryAfter *string
+}
+
+// CreatePetResponse503Headers the declared response headers of an HTTP 503 response for CreatePet
+type CreatePetResponse503Headers struct {
+	RetryAfter *string
 }
 
 type CreatePetResponse struct {
@@ -2178,6 +2305,8 @@ type CreatePetResponse struct {
 	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -2185,7 +2314,7 @@ type CreatePetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2196,6 +2325,10 @@ type CreatePetResponse struct {
 	Headers201 *CreatePetResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePetResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePetResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -2223,6 +2356,11 @@ func (r CreatePetResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreatePetResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
 func (r CreatePetResponse) GetApplicationproblemJSON412() *Problem {
 	return r.ApplicationproblemJSON412
@@ -2239,7 +2377,7 @@ func (r CreatePetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType 
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r CreatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r CreatePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2290,6 +2428,8 @@ func (r CreatePetResponse) ContentType() string {
 type PetEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2298,6 +2438,11 @@ type PetEventsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r PetEventsResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2349,9 +2494,24 @@ func (r PetEventsResponse) ContentType() string {
 	return ""
 }
 
+// DeletePetResponse204Headers the declared response headers of an HTTP 204 response for DeletePet
+type DeletePetResponse204Headers struct {
+	IdempotentReplayed *string
+}
+
 // DeletePetResponse401Headers the declared response headers of an HTTP 401 response for DeletePet
 type DeletePetResponse401Headers struct {
 	WWWAuthenticate *string
+}
+
+// DeletePetResponse409Headers the declared response headers of an HTTP 409 response for DeletePet
+type DeletePetResponse409Headers struct {
+	RetryAfter *string
+}
+
+// DeletePetResponse503Headers the declared response headers of an HTTP 503 response for DeletePet
+type DeletePetResponse503Headers struct {
+	RetryAfter *string
 }
 
 type DeletePetResponse struct {
@@ -2361,18 +2521,26 @@ type DeletePetResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeletePetResponse204Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeletePetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeletePetResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeletePetResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -2385,13 +2553,18 @@ func (r DeletePetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeletePetResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
 func (r DeletePetResponse) GetApplicationproblemJSON412() *Problem {
 	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r DeletePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r DeletePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2445,6 +2618,11 @@ type GetPetResponse200Headers struct {
 	LastModified *string
 }
 
+// GetPetResponse503Headers the declared response headers of an HTTP 503 response for GetPet
+type GetPetResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetPetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2454,6 +2632,8 @@ type GetPetResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
 	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2464,6 +2644,8 @@ type GetPetResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPetResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2479,6 +2661,11 @@ func (r GetPetResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
 func (r GetPetResponse) GetApplicationproblemJSON406() *Problem {
 	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2532,13 +2719,24 @@ func (r GetPetResponse) ContentType() string {
 
 // PatchPetResponse200Headers the declared response headers of an HTTP 200 response for PatchPet
 type PatchPetResponse200Headers struct {
-	Etag         *string
-	LastModified *string
+	Etag               *string
+	IdempotentReplayed *string
+	LastModified       *string
 }
 
 // PatchPetResponse401Headers the declared response headers of an HTTP 401 response for PatchPet
 type PatchPetResponse401Headers struct {
 	WWWAuthenticate *string
+}
+
+// PatchPetResponse409Headers the declared response headers of an HTTP 409 response for PatchPet
+type PatchPetResponse409Headers struct {
+	RetryAfter *string
+}
+
+// PatchPetResponse503Headers the declared response headers of an HTTP 503 response for PatchPet
+type PatchPetResponse503Headers struct {
+	RetryAfter *string
 }
 
 type PatchPetResponse struct {
@@ -2565,7 +2763,7 @@ type PatchPetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2576,6 +2774,10 @@ type PatchPetResponse struct {
 	Headers200 *PatchPetResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PatchPetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchPetResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatchPetResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2629,7 +2831,7 @@ func (r PatchPetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r PatchPetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r PatchPetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2679,13 +2881,24 @@ func (r PatchPetResponse) ContentType() string {
 
 // UpdatePetResponse200Headers the declared response headers of an HTTP 200 response for UpdatePet
 type UpdatePetResponse200Headers struct {
-	Etag         *string
-	LastModified *string
+	Etag               *string
+	IdempotentReplayed *string
+	LastModified       *string
 }
 
 // UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
 type UpdatePetResponse401Headers struct {
 	WWWAuthenticate *string
+}
+
+// UpdatePetResponse409Headers the declared response headers of an HTTP 409 response for UpdatePet
+type UpdatePetResponse409Headers struct {
+	RetryAfter *string
+}
+
+// UpdatePetResponse503Headers the declared response headers of an HTTP 503 response for UpdatePet
+type UpdatePetResponse503Headers struct {
+	RetryAfter *string
 }
 
 type UpdatePetResponse struct {
@@ -2703,6 +2916,8 @@ type UpdatePetResponse struct {
 	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -2710,7 +2925,7 @@ type UpdatePetResponse struct {
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -2721,6 +2936,10 @@ type UpdatePetResponse struct {
 	Headers200 *UpdatePetResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdatePetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdatePetResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdatePetResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2753,6 +2972,11 @@ func (r UpdatePetResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdatePetResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
 func (r UpdatePetResponse) GetApplicationproblemJSON412() *Problem {
 	return r.ApplicationproblemJSON412
@@ -2769,7 +2993,7 @@ func (r UpdatePetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType 
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r UpdatePetResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r UpdatePetResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
 }
 
@@ -2820,6 +3044,12 @@ func (r UpdatePetResponse) ContentType() string {
 // GetPetPhotoResponse200Headers the declared response headers of an HTTP 200 response for GetPetPhoto
 type GetPetPhotoResponse200Headers struct {
 	CacheControl *string
+	Etag         *string
+}
+
+// GetPetPhotoResponse503Headers the declared response headers of an HTTP 503 response for GetPetPhoto
+type GetPetPhotoResponse503Headers struct {
+	RetryAfter *string
 }
 
 type GetPetPhotoResponse struct {
@@ -2827,6 +3057,10 @@ type GetPetPhotoResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem
+	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
+	ApplicationproblemJSON412 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -2837,11 +3071,23 @@ type GetPetPhotoResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetPhotoResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPetPhotoResponse503Headers
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPetPhotoResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON412() *Problem {
+	return r.ApplicationproblemJSON412
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -2898,6 +3144,11 @@ type UploadPetPhotoResponse401Headers struct {
 	WWWAuthenticate *string
 }
 
+// UploadPetPhotoResponse503Headers the declared response headers of an HTTP 503 response for UploadPetPhoto
+type UploadPetPhotoResponse503Headers struct {
+	RetryAfter *string
+}
+
 type UploadPetPhotoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2929,6 +3180,8 @@ type UploadPetPhotoResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UploadPetPhotoResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UploadPetPhotoResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3058,8 +3311,8 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePetWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePetWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -3071,8 +3324,8 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePet(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePet(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -3081,7 +3334,7 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body Cr
 
 // PetEventsWithResponse Follow changes to pets
 //
-// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// Server-sent events: a created, updated or deleted event for each change, made through any replica, in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, which hold its ID only.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3193,6 +3446,8 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int6
 
 // GetPetPhotoWithResponse Download a pet's photo
 //
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
@@ -3286,6 +3541,16 @@ func ParseWhoAmIResponse(rsp *http.Response) (*WhoAmIResponse, error) {
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers WhoAmIResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3367,6 +3632,16 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.Link = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPetsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3421,6 +3696,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3443,7 +3725,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3475,6 +3757,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreatePetResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -3493,6 +3782,26 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePetResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3512,6 +3821,13 @@ func ParsePetEventsResponse(rsp *http.Response) (*PetEventsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3576,6 +3892,13 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3584,7 +3907,7 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3614,6 +3937,16 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 204:
+		var headers DeletePetResponse204Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers204 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeletePetResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -3624,6 +3957,26 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeletePetResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeletePetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3666,6 +4019,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -3715,6 +4075,16 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.LastModified = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3805,7 +4175,7 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3844,6 +4214,13 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 			}
 			headers.Etag = &value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -3862,6 +4239,26 @@ func ParsePatchPetResponse(rsp *http.Response) (*PatchPetResponse, error) {
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchPetResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatchPetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3923,6 +4320,13 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3945,7 +4349,7 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3984,6 +4388,13 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			}
 			headers.Etag = &value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -4002,6 +4413,26 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers UpdatePetResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdatePetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4021,12 +4452,29 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
@@ -4068,7 +4516,24 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 			}
 			headers.CacheControl = &value
 		}
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
+		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPetPhotoResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4192,6 +4657,16 @@ func ParseUploadPetPhotoResponse(rsp *http.Response) (*UploadPetPhotoResponse, e
 			headers.WWWAuthenticate = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers UploadPetPhotoResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -188,7 +188,7 @@ type Invoker interface {
 	// Add a pet.
 	//
 	// POST /pets
-	CreatePet(ctx context.Context, request *PetInput) (CreatePetRes, error)
+	CreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (CreatePetRes, error)
 	// DeletePet invokes deletePet operation.
 	//
 	// Remove a pet.
@@ -203,7 +203,8 @@ type Invoker interface {
 	GetPet(ctx context.Context, params GetPetParams) (GetPetRes, error)
 	// GetPetPhoto invokes getPetPhoto operation.
 	//
-	// Download a pet's photo.
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
+	// If-None-Match names it is answered 304 Not Modified.
 	//
 	// GET /pets/{id}/photo
 	GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error)
@@ -225,7 +226,9 @@ type Invoker interface {
 	// PetEvents invokes petEvents operation.
 	//
 	// Server-sent events: a created, updated or deleted event for each change, made through any replica,
-	// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+	// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted
+	// pet's data is not replayed: its created and updated events are replayed as redacted events, which
+	// hold its ID only.
 	//
 	// GET /pets/events
 	PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error)
@@ -289,12 +292,12 @@ func (c *Client) requestURL(ctx context.Context) *url.URL {
 // Add a pet.
 //
 // POST /pets
-func (c *Client) CreatePet(ctx context.Context, request *PetInput) (CreatePetRes, error) {
-	res, err := c.sendCreatePet(ctx, request)
+func (c *Client) CreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (CreatePetRes, error) {
+	res, err := c.sendCreatePet(ctx, request, params)
 	return res, err
 }
 
-func (c *Client) sendCreatePet(ctx context.Context, request *PetInput) (res CreatePetRes, err error) {
+func (c *Client) sendCreatePet(ctx context.Context, request *PetInput, params CreatePetParams) (res CreatePetRes, err error) {
 
 	u := uri.Clone(c.requestURL(ctx))
 	var pathParts [1]string
@@ -307,6 +310,22 @@ func (c *Client) sendCreatePet(ctx context.Context, request *PetInput) (res Crea
 	}
 	if err := encodeCreatePetRequest(request, r); err != nil {
 		return res, errors.Wrap(err, "encode request")
+	}
+
+	h := uri.NewHeaderEncoder(r.Header)
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
 	}
 
 	{
@@ -446,6 +465,20 @@ func (c *Client) sendDeletePet(ctx context.Context, params DeletePetParams) (res
 			return res, errors.Wrap(err, "encode header")
 		}
 	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
 
 	{
 		type bitset = [1]uint8
@@ -564,7 +597,8 @@ func (c *Client) sendGetPet(ctx context.Context, params GetPetParams) (res GetPe
 
 // GetPetPhoto invokes getPetPhoto operation.
 //
-// Download a pet's photo.
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
+// If-None-Match names it is answered 304 Not Modified.
 //
 // GET /pets/{id}/photo
 func (c *Client) GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error) {
@@ -904,6 +938,20 @@ func (c *Client) sendPatchPet(ctx context.Context, request PatchPetReq, params P
 			return res, errors.Wrap(err, "encode header")
 		}
 	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
 
 	{
 		type bitset = [1]uint8
@@ -962,7 +1010,9 @@ func (c *Client) sendPatchPet(ctx context.Context, request PatchPetReq, params P
 // PetEvents invokes petEvents operation.
 //
 // Server-sent events: a created, updated or deleted event for each change, made through any replica,
-// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed.
+// in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. A deleted
+// pet's data is not replayed: its created and updated events are replayed as redacted events, which
+// hold its ID only.
 //
 // GET /pets/events
 func (c *Client) PetEvents(ctx context.Context, params PetEventsParams) (PetEventsRes, error) {
@@ -1157,6 +1207,20 @@ func (c *Client) sendUpdatePet(ctx context.Context, request *PetInput, params Up
 		}
 		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
 			if val, ok := params.IfUnmodifiedSince.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode header")
+		}
+	}
+	{
+		cfg := uri.HeaderParameterEncodingConfig{
+			Name:    "Idempotency-Key",
+			Explode: false,
+		}
+		if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.IdempotencyKey.Get(); ok {
 				return e.EncodeValue(conv.StringToString(val))
 			}
 			return nil

@@ -2,6 +2,16 @@
 
 package petstore
 
+// CreatePetParams is parameters of createPet operation.
+type CreatePetParams struct {
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
+}
+
 // DeletePetParams is parameters of deletePet operation.
 type DeletePetParams struct {
 	// Proceed only if the resource's current entity tag is one of these (strong comparison), or * for any.
@@ -9,8 +19,15 @@ type DeletePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }
@@ -44,8 +61,9 @@ type ListPetsParams struct {
 	Status OptListPetsStatus `json:",omitempty,omitzero"`
 	// Only pets with every one of these tags (repeat the parameter: ?tag=a&tag=b).
 	Tag []string `json:",omitempty"`
-	// Only pets whose name contains this, anywhere, ignoring case (no control characters). Three
-	// characters or more are found through an index; shorter searches read every name.
+	// Only pets whose name contains this, anywhere, ignoring case (no control characters, line separators
+	// or bidirectional overrides). Three characters or more are found through an index; shorter searches
+	// read every name.
 	Q OptString `json:",omitempty,omitzero"`
 }
 
@@ -56,8 +74,15 @@ type PatchPetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }
@@ -77,8 +102,15 @@ type UpdatePetParams struct {
 	// Proceed only if the resource's current entity tag is none of these, or, with *, if the resource does
 	// not exist.
 	IfNoneMatch OptString `json:",omitempty,omitzero"`
-	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match).
+	// Proceed only if the resource has not changed since this HTTP date (ignored with If-Match). A change
+	// within the second the date names, after its start, is a change.
 	IfUnmodifiedSince OptString `json:",omitempty,omitzero"`
+	// A key of the client's choosing (a UUID, say) that makes a retry of this request safe: a request with
+	// the key of an earlier one, sent again within 24 hours, is answered with the first request's outcome,
+	// marked Idempotent-Replayed: true, and changes nothing again; with the key of another request, 422;
+	// while the first is in progress, 409. An sf-string (RFC 8941) or bare: 16 to 255 characters of
+	// letters, digits and - . _ ~ : + / =. Keys are scoped to the operation and the caller.
+	IdempotencyKey OptString `json:",omitempty,omitzero"`
 	// The pet's ID.
 	ID int64
 }

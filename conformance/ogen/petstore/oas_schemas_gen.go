@@ -50,6 +50,10 @@ type CreatePetBadRequest Problem
 
 func (*CreatePetBadRequest) createPetRes() {}
 
+type CreatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*CreatePetConflict) createPetRes() {}
+
 type CreatePetInternalServerError Problem
 
 func (*CreatePetInternalServerError) createPetRes() {}
@@ -70,7 +74,7 @@ type CreatePetRequestTimeout Problem
 
 func (*CreatePetRequestTimeout) createPetRes() {}
 
-type CreatePetServiceUnavailable Problem
+type CreatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*CreatePetServiceUnavailable) createPetRes() {}
 
@@ -82,12 +86,28 @@ type CreatePetUnsupportedMediaType Problem
 
 func (*CreatePetUnsupportedMediaType) createPetRes() {}
 
+type DeletePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*DeletePetConflict) deletePetRes() {}
+
 type DeletePetInternalServerError Problem
 
 func (*DeletePetInternalServerError) deletePetRes() {}
 
 // DeletePetNoContent is response for DeletePet operation.
-type DeletePetNoContent struct{}
+type DeletePetNoContent struct {
+	IdempotentReplayed OptString
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *DeletePetNoContent) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *DeletePetNoContent) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
+}
 
 func (*DeletePetNoContent) deletePetRes() {}
 
@@ -99,7 +119,7 @@ type DeletePetPreconditionFailed Problem
 
 func (*DeletePetPreconditionFailed) deletePetRes() {}
 
-type DeletePetServiceUnavailable Problem
+type DeletePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*DeletePetServiceUnavailable) deletePetRes() {}
 
@@ -202,17 +222,24 @@ func (s *GetPetOKHeaders) SetResponse(val Pet) {
 	s.Response = val
 }
 
-func (*GetPetOKHeaders) getPetRes()    {}
-func (*GetPetOKHeaders) patchPetRes()  {}
-func (*GetPetOKHeaders) updatePetRes() {}
+func (*GetPetOKHeaders) getPetRes() {}
 
 type GetPetPhotoInternalServerError Problem
 
 func (*GetPetPhotoInternalServerError) getPetPhotoRes() {}
 
+type GetPetPhotoNotAcceptable Problem
+
+func (*GetPetPhotoNotAcceptable) getPetPhotoRes() {}
+
 type GetPetPhotoNotFound Problem
 
 func (*GetPetPhotoNotFound) getPetPhotoRes() {}
+
+// GetPetPhotoNotModified is response for GetPetPhoto operation.
+type GetPetPhotoNotModified struct{}
+
+func (*GetPetPhotoNotModified) getPetPhotoRes() {}
 
 // The photo, in the type it was uploaded in.
 type GetPetPhotoOK struct {
@@ -233,6 +260,7 @@ func (s GetPetPhotoOK) Read(p []byte) (n int, err error) {
 type GetPetPhotoOKHeaders struct {
 	CacheControl OptString
 	ContentType  string
+	Etag         OptString
 	Response     GetPetPhotoOK
 }
 
@@ -244,6 +272,11 @@ func (s *GetPetPhotoOKHeaders) GetCacheControl() OptString {
 // GetContentType returns the value of ContentType.
 func (s *GetPetPhotoOKHeaders) GetContentType() string {
 	return s.ContentType
+}
+
+// GetEtag returns the value of Etag.
+func (s *GetPetPhotoOKHeaders) GetEtag() OptString {
+	return s.Etag
 }
 
 // GetResponse returns the value of Response.
@@ -261,6 +294,11 @@ func (s *GetPetPhotoOKHeaders) SetContentType(val string) {
 	s.ContentType = val
 }
 
+// SetEtag sets the value of Etag.
+func (s *GetPetPhotoOKHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
 // SetResponse sets the value of Response.
 func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 	s.Response = val
@@ -268,17 +306,17 @@ func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 
 func (*GetPetPhotoOKHeaders) getPetPhotoRes() {}
 
-type GetPetPhotoServiceUnavailable Problem
+type GetPetPhotoPreconditionFailed Problem
 
-func (*GetPetPhotoServiceUnavailable) getPetPhotoRes() {}
+func (*GetPetPhotoPreconditionFailed) getPetPhotoRes() {}
 
 type GetPetPhotoUnprocessableEntity Problem
 
 func (*GetPetPhotoUnprocessableEntity) getPetPhotoRes() {}
 
-type GetPetServiceUnavailable Problem
+type GetPetPreconditionFailed Problem
 
-func (*GetPetServiceUnavailable) getPetRes() {}
+func (*GetPetPreconditionFailed) getPetRes() {}
 
 type GetPetUnprocessableEntity Problem
 
@@ -295,10 +333,6 @@ func (*ListPetsInternalServerError) listPetsRes() {}
 type ListPetsNotAcceptable Problem
 
 func (*ListPetsNotAcceptable) listPetsRes() {}
-
-type ListPetsServiceUnavailable Problem
-
-func (*ListPetsServiceUnavailable) listPetsRes() {}
 
 type ListPetsSpecies string
 
@@ -1280,7 +1314,7 @@ type PatchPetBadRequest Problem
 
 func (*PatchPetBadRequest) patchPetRes() {}
 
-type PatchPetConflict Problem
+type PatchPetConflict WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetConflict) patchPetRes() {}
 
@@ -1628,15 +1662,16 @@ func (s *PatchPetReqApplicationJSONPatchJSONItem2Op) UnmarshalText(data []byte) 
 
 // A merge patch (RFC 7396) of PetInput: the members to set, and null for those to remove.
 type PatchPetReqApplicationMergePatchJSON struct {
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    OptNilString                                      `json:"name"`
 	Species OptNilPatchPetReqApplicationMergePatchJSONSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptNilPatchPetReqApplicationMergePatchJSONStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      OptNilStringArray `json:"tags"`
 	BirthDate OptNilDate        `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 }
 
@@ -1821,7 +1856,7 @@ type PatchPetRequestTimeout Problem
 
 func (*PatchPetRequestTimeout) patchPetRes() {}
 
-type PatchPetServiceUnavailable Problem
+type PatchPetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*PatchPetServiceUnavailable) patchPetRes() {}
 
@@ -1837,15 +1872,16 @@ func (*PatchPetUnsupportedMediaType) patchPetRes() {}
 type Pet struct {
 	// Assigned by the server.
 	ID int64 `json:"id"`
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    string     `json:"name"`
 	Species PetSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptPetStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      []string `json:"tags"`
 	BirthDate OptDate  `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 	// Whether a photo has been uploaded.
 	HasPhoto  bool      `json:"hasPhoto"`
@@ -2087,6 +2123,11 @@ type PetEventsInternalServerError Problem
 
 func (*PetEventsInternalServerError) initSSEStream(sseConnectFunc, sseClientConfig) {}
 func (*PetEventsInternalServerError) petEventsRes()                                 {}
+
+type PetEventsNotAcceptable Problem
+
+func (*PetEventsNotAcceptable) initSSEStream(sseConnectFunc, sseClientConfig) {}
+func (*PetEventsNotAcceptable) petEventsRes()                                 {}
 
 // PetEventsOKClient reads events from the PetEventsOK SSE stream.
 type PetEventsOKClient interface {
@@ -2370,11 +2411,12 @@ func (s *PetEventsOKEvent) SetRetry(val OptInt) {
 // PetEventsOKEventData represents sum type.
 type PetEventsOKEventData struct {
 	// Type selects the active sum variant, switch on this field.
-	Type             PetEventsOKEventDataType
-	PetEventsCreated PetEventsCreated
-	PetEventsDeleted PetEventsDeleted
-	PetEventsReset   PetEventsReset
-	PetEventsUpdated PetEventsUpdated
+	Type              PetEventsOKEventDataType
+	PetEventsCreated  PetEventsCreated
+	PetEventsDeleted  PetEventsDeleted
+	PetEventsRedacted PetEventsRedacted
+	PetEventsReset    PetEventsReset
+	PetEventsUpdated  PetEventsUpdated
 }
 
 // PetEventsOKEventDataType is oneOf type of PetEventsOKEventData.
@@ -2382,10 +2424,11 @@ type PetEventsOKEventDataType string
 
 // Possible values for PetEventsOKEventDataType.
 const (
-	PetEventsCreatedPetEventsOKEventData PetEventsOKEventDataType = "created"
-	PetEventsDeletedPetEventsOKEventData PetEventsOKEventDataType = "deleted"
-	PetEventsResetPetEventsOKEventData   PetEventsOKEventDataType = "reset"
-	PetEventsUpdatedPetEventsOKEventData PetEventsOKEventDataType = "updated"
+	PetEventsCreatedPetEventsOKEventData  PetEventsOKEventDataType = "created"
+	PetEventsDeletedPetEventsOKEventData  PetEventsOKEventDataType = "deleted"
+	PetEventsRedactedPetEventsOKEventData PetEventsOKEventDataType = "redacted"
+	PetEventsResetPetEventsOKEventData    PetEventsOKEventDataType = "reset"
+	PetEventsUpdatedPetEventsOKEventData  PetEventsOKEventDataType = "updated"
 )
 
 // IsPetEventsCreated reports whether PetEventsOKEventData is PetEventsCreated.
@@ -2396,6 +2439,11 @@ func (s PetEventsOKEventData) IsPetEventsCreated() bool {
 // IsPetEventsDeleted reports whether PetEventsOKEventData is PetEventsDeleted.
 func (s PetEventsOKEventData) IsPetEventsDeleted() bool {
 	return s.Type == PetEventsDeletedPetEventsOKEventData
+}
+
+// IsPetEventsRedacted reports whether PetEventsOKEventData is PetEventsRedacted.
+func (s PetEventsOKEventData) IsPetEventsRedacted() bool {
+	return s.Type == PetEventsRedactedPetEventsOKEventData
 }
 
 // IsPetEventsReset reports whether PetEventsOKEventData is PetEventsReset.
@@ -2450,6 +2498,27 @@ func NewPetEventsDeletedPetEventsOKEventData(v PetEventsDeleted) PetEventsOKEven
 	return s
 }
 
+// SetPetEventsRedacted sets PetEventsOKEventData to PetEventsRedacted.
+func (s *PetEventsOKEventData) SetPetEventsRedacted(v PetEventsRedacted) {
+	s.Type = PetEventsRedactedPetEventsOKEventData
+	s.PetEventsRedacted = v
+}
+
+// GetPetEventsRedacted returns PetEventsRedacted and true boolean if PetEventsOKEventData is PetEventsRedacted.
+func (s PetEventsOKEventData) GetPetEventsRedacted() (v PetEventsRedacted, ok bool) {
+	if !s.IsPetEventsRedacted() {
+		return v, false
+	}
+	return s.PetEventsRedacted, true
+}
+
+// NewPetEventsRedactedPetEventsOKEventData returns new PetEventsOKEventData from PetEventsRedacted.
+func NewPetEventsRedactedPetEventsOKEventData(v PetEventsRedacted) PetEventsOKEventData {
+	var s PetEventsOKEventData
+	s.SetPetEventsRedacted(v)
+	return s
+}
+
 // SetPetEventsReset sets PetEventsOKEventData to PetEventsReset.
 func (s *PetEventsOKEventData) SetPetEventsReset(v PetEventsReset) {
 	s.Type = PetEventsResetPetEventsOKEventData
@@ -2490,6 +2559,56 @@ func NewPetEventsUpdatedPetEventsOKEventData(v PetEventsUpdated) PetEventsOKEven
 	var s PetEventsOKEventData
 	s.SetPetEventsUpdated(v)
 	return s
+}
+
+// The redacted event of petEvents.
+// Ref: #/components/schemas/petEvents.redacted
+type PetEventsRedacted struct {
+	Event string      `json:"event"`
+	Data  PetRedacted `json:"data"`
+	ID    OptString   `json:"id"`
+	// Milliseconds.
+	Retry OptInt `json:"retry"`
+}
+
+// GetEvent returns the value of Event.
+func (s *PetEventsRedacted) GetEvent() string {
+	return s.Event
+}
+
+// GetData returns the value of Data.
+func (s *PetEventsRedacted) GetData() PetRedacted {
+	return s.Data
+}
+
+// GetID returns the value of ID.
+func (s *PetEventsRedacted) GetID() OptString {
+	return s.ID
+}
+
+// GetRetry returns the value of Retry.
+func (s *PetEventsRedacted) GetRetry() OptInt {
+	return s.Retry
+}
+
+// SetEvent sets the value of Event.
+func (s *PetEventsRedacted) SetEvent(val string) {
+	s.Event = val
+}
+
+// SetData sets the value of Data.
+func (s *PetEventsRedacted) SetData(val PetRedacted) {
+	s.Data = val
+}
+
+// SetID sets the value of ID.
+func (s *PetEventsRedacted) SetID(val OptString) {
+	s.ID = val
+}
+
+// SetRetry sets the value of Retry.
+func (s *PetEventsRedacted) SetRetry(val OptInt) {
+	s.Retry = val
 }
 
 // The reset event of petEvents.
@@ -2604,8 +2723,14 @@ func (s *PetEventsUpdated) SetRetry(val OptInt) {
 
 // PetHeaders wraps Pet with response headers.
 type PetHeaders struct {
-	Location OptString
-	Response Pet
+	IdempotentReplayed OptString
+	Location           OptString
+	Response           Pet
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *PetHeaders) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
 }
 
 // GetLocation returns the value of Location.
@@ -2616,6 +2741,11 @@ func (s *PetHeaders) GetLocation() OptString {
 // GetResponse returns the value of Response.
 func (s *PetHeaders) GetResponse() Pet {
 	return s.Response
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *PetHeaders) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
 }
 
 // SetLocation sets the value of Location.
@@ -2632,15 +2762,16 @@ func (*PetHeaders) createPetRes() {}
 
 // Ref: #/components/schemas/PetInput
 type PetInput struct {
-	// The pet's name.
+	// The pet's name: one line of text with a visible character (no control characters, line separators or
+	// bidirectional overrides).
 	Name    string          `json:"name"`
 	Species PetInputSpecies `json:"species"`
 	// Where the pet is in the adoption process; available when absent.
 	Status OptPetInputStatus `json:"status"`
-	// Free-form labels.
+	// Free-form labels, each one line of text with a visible character.
 	Tags      []string `json:"tags"`
 	BirthDate OptDate  `json:"birthDate"`
-	// Who adopted the pet, if anyone.
+	// Who adopted the pet, if anyone: one line of text.
 	Owner OptNilString `json:"owner"`
 }
 
@@ -2813,6 +2944,21 @@ func (s *PetInputStatus) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Ref: #/components/schemas/PetRedacted
+type PetRedacted struct {
+	ID int64 `json:"id"`
+}
+
+// GetID returns the value of ID.
+func (s *PetRedacted) GetID() int64 {
+	return s.ID
+}
+
+// SetID sets the value of ID.
+func (s *PetRedacted) SetID(val int64) {
+	s.ID = val
 }
 
 type PetSpecies string
@@ -3093,6 +3239,10 @@ type UpdatePetBadRequest Problem
 
 func (*UpdatePetBadRequest) updatePetRes() {}
 
+type UpdatePetConflict WhoAmIServiceUnavailableHeaders
+
+func (*UpdatePetConflict) updatePetRes() {}
+
 type UpdatePetInternalServerError Problem
 
 func (*UpdatePetInternalServerError) updatePetRes() {}
@@ -3104,6 +3254,57 @@ func (*UpdatePetNotAcceptable) updatePetRes() {}
 type UpdatePetNotFound Problem
 
 func (*UpdatePetNotFound) updatePetRes() {}
+
+// UpdatePetOKHeaders wraps Pet with response headers.
+type UpdatePetOKHeaders struct {
+	Etag               OptString
+	IdempotentReplayed OptString
+	LastModified       OptString
+	Response           Pet
+}
+
+// GetEtag returns the value of Etag.
+func (s *UpdatePetOKHeaders) GetEtag() OptString {
+	return s.Etag
+}
+
+// GetIdempotentReplayed returns the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) GetIdempotentReplayed() OptString {
+	return s.IdempotentReplayed
+}
+
+// GetLastModified returns the value of LastModified.
+func (s *UpdatePetOKHeaders) GetLastModified() OptString {
+	return s.LastModified
+}
+
+// GetResponse returns the value of Response.
+func (s *UpdatePetOKHeaders) GetResponse() Pet {
+	return s.Response
+}
+
+// SetEtag sets the value of Etag.
+func (s *UpdatePetOKHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
+// SetIdempotentReplayed sets the value of IdempotentReplayed.
+func (s *UpdatePetOKHeaders) SetIdempotentReplayed(val OptString) {
+	s.IdempotentReplayed = val
+}
+
+// SetLastModified sets the value of LastModified.
+func (s *UpdatePetOKHeaders) SetLastModified(val OptString) {
+	s.LastModified = val
+}
+
+// SetResponse sets the value of Response.
+func (s *UpdatePetOKHeaders) SetResponse(val Pet) {
+	s.Response = val
+}
+
+func (*UpdatePetOKHeaders) patchPetRes()  {}
+func (*UpdatePetOKHeaders) updatePetRes() {}
 
 type UpdatePetPreconditionFailed Problem
 
@@ -3117,7 +3318,7 @@ type UpdatePetRequestTimeout Problem
 
 func (*UpdatePetRequestTimeout) updatePetRes() {}
 
-type UpdatePetServiceUnavailable Problem
+type UpdatePetServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*UpdatePetServiceUnavailable) updatePetRes() {}
 
@@ -3137,6 +3338,33 @@ type WhoAmINotAcceptable Problem
 
 func (*WhoAmINotAcceptable) whoAmIRes() {}
 
-type WhoAmIServiceUnavailable Problem
+// WhoAmIServiceUnavailableHeaders wraps Problem with response headers.
+type WhoAmIServiceUnavailableHeaders struct {
+	RetryAfter OptString
+	Response   Problem
+}
 
-func (*WhoAmIServiceUnavailable) whoAmIRes() {}
+// GetRetryAfter returns the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) GetRetryAfter() OptString {
+	return s.RetryAfter
+}
+
+// GetResponse returns the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) GetResponse() Problem {
+	return s.Response
+}
+
+// SetRetryAfter sets the value of RetryAfter.
+func (s *WhoAmIServiceUnavailableHeaders) SetRetryAfter(val OptString) {
+	s.RetryAfter = val
+}
+
+// SetResponse sets the value of Response.
+func (s *WhoAmIServiceUnavailableHeaders) SetResponse(val Problem) {
+	s.Response = val
+}
+
+func (*WhoAmIServiceUnavailableHeaders) getPetPhotoRes() {}
+func (*WhoAmIServiceUnavailableHeaders) getPetRes()      {}
+func (*WhoAmIServiceUnavailableHeaders) listPetsRes()    {}
+func (*WhoAmIServiceUnavailableHeaders) whoAmIRes()      {}

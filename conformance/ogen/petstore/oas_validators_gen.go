@@ -130,6 +130,14 @@ func (s PatchPetReqApplicationJSONPatchJSON) Validate() error {
 	if alias == nil {
 		return errors.New("nil is invalid value")
 	}
+	if err := (validate.Array{
+		MinLength:    0,
+		MinLengthSet: false,
+		MaxLength:    1000,
+		MaxLengthSet: true,
+	}).ValidateLength(len(alias)); err != nil {
+		return errors.Wrap(err, "array")
+	}
 	var failures []validate.FieldError
 	for i, elem := range alias {
 		if err := func() error {
@@ -382,7 +390,7 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -465,7 +473,7 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 							MaxLengthSet:  true,
 							Email:         false,
 							Hostname:      false,
-							Regex:         nil,
+							Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 							MinNumeric:    0,
 							MinNumericSet: false,
 							MaxNumeric:    0,
@@ -493,6 +501,36 @@ func (s *PatchPetReqApplicationMergePatchJSON) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
@@ -546,7 +584,7 @@ func (s *Pet) Validate() error {
 			MaxLengthSet:  true,
 			Email:         false,
 			Hostname:      false,
-			Regex:         nil,
+			Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 			MinNumeric:    0,
 			MinNumericSet: false,
 			MaxNumeric:    0,
@@ -615,7 +653,7 @@ func (s *Pet) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -638,6 +676,36 @@ func (s *Pet) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
@@ -725,6 +793,8 @@ func (s PetEventsOKEventData) Validate() error {
 		return nil
 	case PetEventsDeletedPetEventsOKEventData:
 		return nil // no validation needed
+	case PetEventsRedactedPetEventsOKEventData:
+		return nil // no validation needed
 	case PetEventsResetPetEventsOKEventData:
 		return nil // no validation needed
 	case PetEventsUpdatedPetEventsOKEventData:
@@ -797,7 +867,7 @@ func (s *PetInput) Validate() error {
 			MaxLengthSet:  true,
 			Email:         false,
 			Hostname:      false,
-			Regex:         nil,
+			Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 			MinNumeric:    0,
 			MinNumericSet: false,
 			MaxNumeric:    0,
@@ -866,7 +936,7 @@ func (s *PetInput) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         nil,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*[^\\x00-\\x20\\x7f-\\xa0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2069\u3000\ufeff][^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,
@@ -889,6 +959,36 @@ func (s *PetInput) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "tags",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.Owner.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     0,
+					MinLengthSet:  false,
+					MaxLength:     80,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^[^\\x00-\\x1f\\x7f-\\x9f\u2028-\u202e\u2066-\u2069]*$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "owner",
 			Error: err,
 		})
 	}
@@ -972,6 +1072,29 @@ func (s *PetUpdated) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "pet",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UpdatePetOKHeaders) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if err := s.Response.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "Response",
 			Error: err,
 		})
 	}
