@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-// framing: request lines and message framing (RFC 9112).
+// framing: request lines and message framing (RFC 9112). A header line
+// folded over two (obs-fold) is not refused: RFC 9112 §5.2 lets a server
+// replace the fold with spaces, which net/http does.
 func framing(t *testing.T, s *target) {
 	t.Run("asterisk-form is for OPTIONS only", func(t *testing.T) {
 		// RFC 9112 §3.2.4: "*" is the target of a server-wide OPTIONS and
@@ -43,7 +45,6 @@ func framing(t *testing.T, s *target) {
 	t.Run("malformed framing is refused and the connection closed", func(t *testing.T) {
 		cases := map[string]string{
 			"a chunk size that is not hex":             "POST /pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
-			"obs-fold in a header (RFC 9112 §5.2)":     "GET /pets HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n",
 			"two Host fields (RFC 9112 §3.2)":          "GET /pets HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
 			"a space before the colon (RFC 9112 §5.1)": "GET /pets HTTP/1.1\r\nHost: x\r\nAccept : */*\r\n\r\n",
 			"no Host in HTTP/1.1 (RFC 9112 §3.2)":      "GET /pets HTTP/1.1\r\n\r\n",

@@ -105,7 +105,7 @@ func writes(t *testing.T, s *target) {
 		// The committed-but-503 finding of issue 31: a client that cannot
 		// know whether its write landed retries it with the same
 		// Idempotency-Key and gets the first outcome.
-		key := "Idempotency-Key: " + s.name("adv-key-")
+		key := "Idempotency-Key: " + s.name("adversarial-retry-key-")
 		body := []byte(`{"name":"` + s.name("Idem") + `","species":"cat"}`)
 		first := s.do(t, "POST", "/pets", body, "Content-Type: application/json", s.auth(), key)
 		wantStatus(t, "the first POST", first, 201)
@@ -120,6 +120,8 @@ func writes(t *testing.T, s *target) {
 		other := s.do(t, "POST", "/pets", []byte(`{"name":"other","species":"dog"}`), "Content-Type: application/json", s.auth(), key)
 		wantProblem(t, "the same key with another body", other, 422)
 		long := s.do(t, "POST", "/pets", body, "Content-Type: application/json", s.auth(), "Idempotency-Key: "+strings.Repeat("k", 10000))
-		wantProblem(t, "a key of 10,000 bytes", long, 400)
+		wantProblem(t, "a key of 10,000 bytes", long, 400, 422)
+		short := s.do(t, "POST", "/pets", body, "Content-Type: application/json", s.auth(), "Idempotency-Key: k")
+		wantProblem(t, "a key of one character, guessable by anyone", short, 400, 422)
 	})
 }
