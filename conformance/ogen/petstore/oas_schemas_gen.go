@@ -2661,10 +2661,15 @@ func (s *PetEventsReset) SetRetry(val OptInt) {
 	s.Retry = val
 }
 
-type PetEventsServiceUnavailable Problem
+type PetEventsServiceUnavailable WhoAmIServiceUnavailableHeaders
 
 func (*PetEventsServiceUnavailable) initSSEStream(sseConnectFunc, sseClientConfig) {}
 func (*PetEventsServiceUnavailable) petEventsRes()                                 {}
+
+type PetEventsTooManyRequests WhoAmIServiceUnavailableHeaders
+
+func (*PetEventsTooManyRequests) initSSEStream(sseConnectFunc, sseClientConfig) {}
+func (*PetEventsTooManyRequests) petEventsRes()                                 {}
 
 type PetEventsUnprocessableEntity Problem
 
