@@ -1,9 +1,13 @@
 package openapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +24,7 @@ func TestHandlerServesJSONAndYAML(t *testing.T) {
 	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("JSON: %d %q", w.Code, w.Header().Get("Content-Type"))
 	}
-	if !strings.Contains(w.Body.String(), `"x-team": "core"`) {
+	if !strings.Contains(w.Body.String(), `"x-team":"core"`) {
 		t.Errorf("JSON body:\n%s", w.Body)
 	}
 	y := httptest.NewRecorder()
@@ -28,7 +32,7 @@ func TestHandlerServesJSONAndYAML(t *testing.T) {
 	if y.Code != 200 || y.Header().Get("Content-Type") != "application/yaml" {
 		t.Fatalf("YAML: %d %q", y.Code, y.Header().Get("Content-Type"))
 	}
-	if want := "openapi: 3.1.0\ninfo:\n  title: T\n  version: \"1\"\nx-team: core\n"; y.Body.String() != want {
+	if want := "openapi: 3.1.0\ninfo:\n  title: T\n  version: '1'\nx-team: core\n"; y.Body.String() != want {
 		t.Errorf("YAML body:\n%s\nwant\n%s", y.Body, want)
 	}
 	req := httptest.NewRequest("GET", "/openapi.json", nil)
@@ -71,9 +75,9 @@ func TestHandlerServes30(t *testing.T) {
 		prefix  string
 		compare func() []byte
 	}{
-		{"JSON", h.JSON, "application/json", "{\n  \"openapi\": \"3.1.0\"", nil},
+		{"JSON", h.JSON, "application/json", `{"openapi":"3.1.0"`, nil},
 		{"YAML", h.YAML, "application/yaml", "openapi: 3.1.0\n", nil},
-		{"JSON30", h.JSON30, "application/json", "{\n  \"openapi\": \"3.0.3\"", func() []byte { j, _, _ := h.Document30(); return j }},
+		{"JSON30", h.JSON30, "application/json", `{"openapi":"3.0.3"`, func() []byte { j, _, _ := h.Document30(); return j }},
 		{"YAML30", h.YAML30, "application/yaml", "openapi: 3.0.3\n", func() []byte { _, y, _ := h.Document30(); return y }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,5 +152,114 @@ func TestNosniff(t *testing.T) {
 				t.Errorf("X-Content-Type-Options = %q, want nosniff", got)
 			}
 		})
+	}
+}
+
+// Each form is written on its first request, and no other: Check builds
+// the document and writes nothing; a request for the JSON writes the
+// JSON alone; its gzip coding is made once, on the first request that
+// accepts gzip.
+func TestHandlerWritesEachFormOnFirstUse(t *testing.T) {
+	builds := 0
+	h := NewHandler(func() (*Document, error) {
+		builds++
+		return &Document{OpenAPI: Version, Info: Info{Title: "T", Version: "1"}, Paths: map[string]*PathItem{
+			"/a": {Get: &Operation{OperationID: "a", Responses: map[string]*Response{"200": {Description: "OK"}}}}}}, nil
+	})
+	written := func() (n int) {
+		for i := range h.forms {
+			if h.forms[i].identity.body != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if err := h.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if builds != 1 || written() != 0 {
+		t.Fatalf("after Check: %d builds, %d forms written; want 1 and 0", builds, written())
+	}
+	serve := func(handler http.HandlerFunc, method, acceptEncoding, ifNoneMatch string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, "/doc", nil)
+		if acceptEncoding != "" {
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		if ifNoneMatch != "" {
+			req.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		w := httptest.NewRecorder()
+		handler(w, req)
+		return w
+	}
+	plain := serve(h.JSON, "GET", "", "")
+	if written() != 1 || h.forms[formJSON].identity.body == nil {
+		t.Errorf("after GET /openapi.json: %d forms written, want the JSON alone", written())
+	}
+	if h.compressions.Load() != 0 {
+		t.Error("the gzip coding was made before any request accepted it")
+	}
+	var zipped *httptest.ResponseRecorder
+	for range 5 {
+		zipped = serve(h.JSON, "GET", "gzip, deflate, br", "")
+	}
+	if n := h.compressions.Load(); n != 1 {
+		t.Errorf("5 gzip requests compressed %d times, want once", n)
+	}
+	if zipped.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q", zipped.Header().Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, _ := io.ReadAll(zr)
+	if !bytes.Equal(unzipped, plain.Body.Bytes()) {
+		t.Error("the gzip coding is not the identity's content")
+	}
+	for coding, w := range map[string]*httptest.ResponseRecorder{"identity": plain, "gzip": zipped} {
+		if got, want := w.Header().Get("Content-Length"), strconv.Itoa(w.Body.Len()); got != want {
+			t.Errorf("%s: Content-Length %q for %s bytes", coding, got, want)
+		}
+		if w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s: Vary %q", coding, w.Header().Get("Vary"))
+		}
+	}
+	if plain.Header().Get("ETag") == zipped.Header().Get("ETag") {
+		t.Errorf("identity and gzip share the ETag %s", plain.Header().Get("ETag"))
+	}
+	if w := serve(h.JSON, "GET", "gzip", plain.Header().Get("ETag")); w.Code != 200 {
+		t.Errorf("a gzip request revalidating the identity's ETag: %d, want 200", w.Code)
+	}
+	if w := serve(h.JSON, "GET", "gzip", zipped.Header().Get("ETag")); w.Code != 304 {
+		t.Errorf("a gzip request revalidating the gzip ETag: %d, want 304", w.Code)
+	}
+	if w := serve(h.JSON, "HEAD", "", ""); w.Body.Len() != 0 || w.Header().Get("Content-Length") != plain.Header().Get("Content-Length") {
+		t.Errorf("HEAD: %d bytes, Content-Length %q", w.Body.Len(), w.Header().Get("Content-Length"))
+	}
+	serve(h.YAML30, "GET", "", "")
+	if written() != 2 || h.forms[formYAML30].identity.body == nil || h.forms[formJSON30].identity.body != nil {
+		t.Errorf("after GET /openapi-3.0.yaml: %d forms written, want the JSON and the 3.0 YAML", written())
+	}
+	if builds != 1 {
+		t.Errorf("the document was built %d times", builds)
+	}
+}
+
+// JSON is compact unless the handler is told an indentation.
+func TestHandlerIndent(t *testing.T) {
+	build := func() (*Document, error) {
+		return &Document{OpenAPI: Version, Info: Info{Title: "T", Version: "1"}}, nil
+	}
+	compact, indented := NewHandler(build), NewHandler(build)
+	indented.Indent = "  "
+	for h, want := range map[*Handler]string{
+		compact:  `{"openapi":"3.1.0","info":{"title":"T","version":"1"}}` + "\n",
+		indented: "{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\n    \"title\": \"T\",\n    \"version\": \"1\"\n  }\n}\n",
+	} {
+		j, _, err := h.Document()
+		if err != nil || string(j) != want {
+			t.Errorf("got %q, %v; want %q", j, err, want)
+		}
 	}
 }

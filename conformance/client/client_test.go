@@ -35,7 +35,8 @@ func TestGeneratedClient(t *testing.T) {
 		t.Skip("builds and runs the example service")
 	}
 	svc := examplerun.Start(t, examplerun.Options{Race: true})
-	doc30 := examplerun.Get(t, svc.URL+"/openapi-3.0.json")
+	// Kept indented, so that a change of the document reads as a diff.
+	doc30 := indented(t, examplerun.Get(t, svc.URL+"/openapi-3.0.json"))
 	doc31 := examplerun.Get(t, svc.URL+"/openapi.json")
 
 	t.Run("documents are valid", func(t *testing.T) {
@@ -403,4 +404,15 @@ func generate(t *testing.T, out string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// indented returns the JSON document doc indented by two spaces a level,
+// as the committed copy is written.
+func indented(t *testing.T, doc []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, bytes.TrimSpace(doc), "", "  "); err != nil {
+		t.Fatalf("the served document is not JSON: %v", err)
+	}
+	return append(b.Bytes(), '\n')
 }
