@@ -103,8 +103,9 @@ func New(opts ...Option) *Router {
 }
 
 // Check builds now what the router would otherwise build on a request:
-// the routing tree (router.Router.Prepare), so that the first request
-// costs what any other does, and the document of Docs, checked to be
+// the routing tree (router.Router.Prepare) and the codec's encoder of
+// each response body type, so that the first request costs what any other
+// does, and the document of Docs, checked to be
 // writable in every form, so that a registration that cannot be
 // documented (two methods of one path naming its parameter differently,
 // a hook that fails) is an error before serving rather than a 500 on
@@ -113,6 +114,7 @@ func New(opts ...Option) *Router {
 // listen, and refuse to start on its error.
 func (r *Router) Check() error {
 	r.Router.Prepare() // the routing tree, so that the first request does not compile it
+	r.api.prepareEncoders()
 	for _, c := range r.api.checks {
 		if err := c(); err != nil {
 			return err
