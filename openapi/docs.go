@@ -122,7 +122,10 @@ type docsAsset struct {
 	ctype   string
 	stored  string // the embedded file: the identity, or its gzip coding (.gz)
 	zstd    string // the embedded zstd coding, if any
-	version string // a hash of the stored file: the page's ?v=, and the ETags' stem
+	// version is a hash of the stored file: the page's ?v=, and the
+	// ETags' stem.
+	version     string
+	versionOnce sync.Once
 
 	once     sync.Once
 	identity representation
@@ -146,15 +149,17 @@ var docsAssets = map[string]*docsAsset{
 // tests).
 var assetCodings atomic.Int64
 
-func init() {
-	for _, a := range docsAssets {
+// ver returns the asset's version, hashing its stored file on first use.
+func (a *docsAsset) ver() string {
+	a.versionOnce.Do(func() {
 		stored, err := fs.ReadFile(swaggerui.FS, a.stored)
 		if err != nil {
 			panic("openapi: docs asset " + a.stored + " is not embedded")
 		}
 		sum := sha256.Sum256(stored)
 		a.version = base64.RawURLEncoding.EncodeToString(sum[:9])
-	}
+	})
+	return a.version
 }
 
 // prepare makes the asset's codings: the stored ones as they are, the
@@ -163,7 +168,7 @@ func init() {
 func (a *docsAsset) prepare() {
 	a.once.Do(func() {
 		stored, _ := fs.ReadFile(swaggerui.FS, a.stored)
-		tag := `"` + a.version + `"`
+		tag := `"` + a.ver() + `"`
 		if strings.HasSuffix(a.stored, ".gz") {
 			assetCodings.Add(1)
 			zr, err := gzip.NewReader(bytes.NewReader(stored))
@@ -210,7 +215,7 @@ func DocsAssets() []string {
 // name alone for a name that is not an asset.
 func DocsAssetURL(name string) string {
 	if a, ok := docsAssets[name]; ok {
-		return name + "?v=" + a.version
+		return name + "?v=" + a.ver()
 	}
 	return name
 }
@@ -242,7 +247,7 @@ func ServeDocsAsset(w http.ResponseWriter, r *http.Request, name string) {
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
-	if r.URL.Query().Get("v") == a.version {
+	if r.URL.Query().Get("v") == a.ver() {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -261,5 +262,42 @@ func TestHandlerIndent(t *testing.T) {
 		if err != nil || string(j) != want {
 			t.Errorf("got %q, %v; want %q", j, err, want)
 		}
+	}
+}
+
+// Requests for every form, coding and asset at once, on a handler nothing
+// has built yet: each is made once, and the race detector sees no race.
+func TestHandlerConcurrentFirstRequests(t *testing.T) {
+	h := NewHandler(func() (*Document, error) {
+		return &Document{OpenAPI: Version, Info: Info{Title: "T", Version: "1"}}, nil
+	})
+	serves := []http.HandlerFunc{h.JSON, h.YAML, h.JSON30, h.YAML30,
+		func(w http.ResponseWriter, r *http.Request) { ServeDocsAsset(w, r, "init.js") }}
+	var wg sync.WaitGroup
+	bodies := make([][]byte, 4*len(serves))
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("GET", "/x", nil)
+			if i%2 == 0 {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			w := httptest.NewRecorder()
+			serves[i%len(serves)](w, req)
+			if w.Code != 200 {
+				t.Errorf("request %d: %d", i, w.Code)
+			}
+			bodies[i] = w.Body.Bytes()
+		}()
+	}
+	wg.Wait()
+	for i := range bodies {
+		if j := i + 2*len(serves); j < len(bodies) && !bytes.Equal(bodies[i], bodies[j]) {
+			t.Errorf("requests %d and %d of one form and coding got different bodies", i, j)
+		}
+	}
+	if n := h.compressions.Load(); n != 4 {
+		t.Errorf("%d gzip codings made for 4 forms", n)
 	}
 }
