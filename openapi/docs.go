@@ -119,9 +119,9 @@ func (p *DocsPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // docsAsset is a file the docs page loads, in every coding it is served
 // in, each prepared once.
 type docsAsset struct {
-	ctype   string
-	stored  string // the embedded file: the identity, or its gzip coding (.gz)
-	zstd    string // the embedded zstd coding, if any
+	ctype  string
+	stored string // the embedded file: the identity, or its gzip coding (.gz)
+	zstd   string // the embedded zstd coding, if any
 	// version is a hash of the stored file: the page's ?v=, and the
 	// ETags' stem.
 	version     string
