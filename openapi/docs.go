@@ -179,21 +179,21 @@ func (a *docsAsset) prepare() {
 			if err != nil {
 				panic("openapi: docs asset " + a.stored + ": " + err.Error())
 			}
-			a.identity = newRepresentation(plain, tag)
-			a.gzip = newRepresentation(stored, codingTag(tag, "gzip"))
+			a.identity = newRepresentation([][]byte{plain}, tag)
+			a.gzip = newRepresentation([][]byte{stored}, codingTag(tag, "gzip"))
 		} else {
 			assetCodings.Add(1)
 			var buf bytes.Buffer
 			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 			zw.Write(stored)
 			zw.Close()
-			a.identity = newRepresentation(stored, tag)
-			a.gzip = newRepresentation(buf.Bytes(), codingTag(tag, "gzip"))
+			a.identity = newRepresentation([][]byte{stored}, tag)
+			a.gzip = newRepresentation([][]byte{buf.Bytes()}, codingTag(tag, "gzip"))
 		}
 		a.offered = []string{"gzip"}
 		if a.zstd != "" {
 			z, _ := fs.ReadFile(swaggerui.FS, a.zstd)
-			a.zstdRep = newRepresentation(z, codingTag(tag, "zstd"))
+			a.zstdRep = newRepresentation([][]byte{z}, codingTag(tag, "zstd"))
 			a.offered = []string{"zstd", "gzip"}
 		}
 	})

@@ -362,7 +362,7 @@ func marshal(write func(*writer)) ([]byte, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	return j.buf, nil
+	return j.bytes(), nil
 }
 
 // JSON returns the document as indented JSON.
@@ -384,17 +384,28 @@ const (
 // encode writes the document in form (JSON indented by indent per level,
 // compact for ""), with a final line feed.
 func (d *Document) encode(form int, indent string) ([]byte, error) {
-	v30 := form == formJSON30 || form == formYAML30
-	if form == formYAML || form == formYAML30 {
-		var w yamlWriter
-		if err := writeDocument(&w, d, v30); err != nil {
-			return nil, err
-		}
-		return w.buf, nil
-	}
-	w := jsonWriter{indent: indent}
-	if err := writeDocument(&w, d, v30); err != nil {
+	parts, err := d.encodeParts(form, indent, hasDefs(d))
+	if err != nil {
 		return nil, err
 	}
-	return append(w.buf, '\n'), nil
+	return joinParts(parts), nil
+}
+
+// encodeParts is encode, the text in chunks; defs says whether a schema
+// of d holds $defs (hasDefs).
+func (d *Document) encodeParts(form int, indent string, defs bool) ([][]byte, error) {
+	v30 := form == formJSON30 || form == formYAML30
+	if form == formYAML || form == formYAML30 {
+		w := yamlWriter{output: output{chunked: true}}
+		if err := writeDocument(&w, d, v30, defs); err != nil {
+			return nil, err
+		}
+		return w.parts(), nil
+	}
+	w := jsonWriter{output: output{chunked: true}, indent: indent}
+	if err := writeDocument(&w, d, v30, defs); err != nil {
+		return nil, err
+	}
+	w.buf = append(w.buf, '\n')
+	return w.parts(), nil
 }

@@ -36,6 +36,7 @@ type Handler struct {
 
 	once  sync.Once
 	doc   *Document
+	defs  bool // a schema of doc holds $defs (hasDefs)
 	err   error
 	forms [numForms]servedForm
 
@@ -51,15 +52,20 @@ type servedForm struct {
 	gzip     representation
 }
 
-// representation is the bytes served for one form and coding.
+// representation is the bytes served for one form and coding, in parts
+// (a written form is kept in the chunks it was written in).
 type representation struct {
-	body   []byte
+	body   [][]byte
 	etag   string
 	length string // Content-Length
 }
 
-func newRepresentation(body []byte, tag string) representation {
-	return representation{body: body, etag: tag, length: strconv.Itoa(len(body))}
+func newRepresentation(body [][]byte, tag string) representation {
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
+	return representation{body: body, etag: tag, length: strconv.Itoa(n)}
 }
 
 // NewHandler returns a Handler serving the document build returns.
@@ -80,7 +86,8 @@ func (h *Handler) Check() error {
 			h.err = fmt.Errorf("openapi: the document says OpenAPI %q; Handler serves OpenAPI 3.1 documents and their 3.0 translation", h.doc.OpenAPI)
 			return
 		}
-		h.err = writeDocument(discard{}, h.doc, false) // what could fail writing any form
+		h.defs = hasDefs(h.doc)
+		h.err = writeDocument(discard{}, h.doc, false, false) // what could fail writing any form
 	})
 	return h.err
 }
@@ -96,8 +103,8 @@ func (h *Handler) form(i int) (*servedForm, error) {
 		if i == formJSON || i == formJSON30 {
 			indent = h.Indent
 		}
-		var body []byte
-		if body, f.err = h.doc.encode(i, indent); f.err == nil {
+		var body [][]byte
+		if body, f.err = h.doc.encodeParts(i, indent, h.defs); f.err == nil {
 			f.identity = newRepresentation(body, etag(body))
 		}
 	})
@@ -110,15 +117,17 @@ func (h *Handler) gzipped(f *servedForm) *representation {
 		h.compressions.Add(1)
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
-		zw.Write(f.identity.body)
+		for _, p := range f.identity.body {
+			zw.Write(p)
+		}
 		zw.Close()
-		f.gzip = newRepresentation(buf.Bytes(), codingTag(f.identity.etag, "gzip"))
+		f.gzip = newRepresentation([][]byte{buf.Bytes()}, codingTag(f.identity.etag, "gzip"))
 	})
 	return &f.gzip
 }
 
 // Document builds the document now if it has not been built, and returns
-// its OpenAPI 3.1 JSON and YAML encodings, as served.
+// its OpenAPI 3.1 JSON and YAML encodings, as served (each a copy).
 func (h *Handler) Document() (jsonDoc, yamlDoc []byte, err error) {
 	return h.pair(formJSON, formYAML)
 }
@@ -137,7 +146,7 @@ func (h *Handler) pair(j, y int) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return fj.identity.body, fy.identity.body, nil
+	return joinParts(fj.identity.body), joinParts(fy.identity.body), nil
 }
 
 // JSON is the http.HandlerFunc serving the JSON document.
@@ -197,13 +206,20 @@ func serveRepresentation(w http.ResponseWriter, r *http.Request, rep *representa
 	if r.Method == http.MethodHead {
 		return
 	}
-	w.Write(rep.body)
+	for _, p := range rep.body {
+		if _, err := w.Write(p); err != nil {
+			return // the client went away
+		}
+	}
 }
 
 // etag is the strong entity tag of a body: a hash of its bytes.
-func etag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+func etag(body [][]byte) string {
+	h := sha256.New()
+	for _, p := range body {
+		h.Write(p)
+	}
+	return `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12]) + `"`
 }
 
 // codingTag is the entity tag of the coding of the representation tagged

@@ -3,7 +3,9 @@ package openapi
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -124,7 +126,7 @@ func TestNosniff(t *testing.T) {
 		{"YAML", h.YAML, "", 200, false},
 		{"JSON30", h.JSON30, "", 200, false},
 		{"YAML30", h.YAML30, "", 200, false},
-		{"JSON 304", h.JSON, etag(json), 304, false},
+		{"JSON 304", h.JSON, etag([][]byte{json}), 304, false},
 		{"document that cannot be built", broken.JSON, "", 500, false},
 		{"3.0 document that cannot be built", broken.YAML30, "", 500, false},
 		{"page", page.ServeHTTP, "", 200, false},
@@ -299,5 +301,50 @@ func TestHandlerConcurrentFirstRequests(t *testing.T) {
 	}
 	if n := h.compressions.Load(); n != 4 {
 		t.Errorf("%d gzip codings made for 4 forms", n)
+	}
+}
+
+// A document larger than one chunk of the writers' output is served
+// whole: its parts in order, its Content-Length their sum, its gzip
+// coding of all of them.
+func TestHandlerServesDocumentsOfManyChunks(t *testing.T) {
+	h := NewHandler(func() (*Document, error) {
+		d := &Document{OpenAPI: Version, Info: Info{Title: "T", Version: "1"}, Paths: map[string]*PathItem{}}
+		for i := range 3000 {
+			d.Paths[fmt.Sprintf("/items%d/{id}", i)] = &PathItem{Get: &Operation{OperationID: fmt.Sprintf("get%d", i),
+				Description: strings.Repeat("A description of some length. ", 3),
+				Responses:   map[string]*Response{"200": {Description: "OK"}}}}
+		}
+		return d, nil
+	})
+	for _, tc := range []struct {
+		serve http.HandlerFunc
+		form  int
+	}{{h.JSON, formJSON}, {h.YAML, formYAML}, {h.JSON30, formJSON30}} {
+		w := httptest.NewRecorder()
+		tc.serve(w, httptest.NewRequest("GET", "/doc", nil))
+		if n := len(h.forms[tc.form].identity.body); n < 2 {
+			t.Fatalf("form %d: %d parts; the test wants a document of several", tc.form, n)
+		}
+		if got, want := w.Header().Get("Content-Length"), strconv.Itoa(w.Body.Len()); got != want {
+			t.Errorf("form %d: Content-Length %s for %s bytes", tc.form, got, want)
+		}
+		if tc.form != formYAML && !json.Valid(w.Body.Bytes()) {
+			t.Errorf("form %d: the JSON served is not valid", tc.form)
+		}
+		if !strings.Contains(w.Body.String(), "get2999") {
+			t.Errorf("form %d: the last operation is missing", tc.form)
+		}
+		req := httptest.NewRequest("GET", "/doc", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		z := httptest.NewRecorder()
+		tc.serve(z, req)
+		zr, err := gzip.NewReader(bytes.NewReader(z.Body.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unzipped, _ := io.ReadAll(zr); !bytes.Equal(unzipped, w.Body.Bytes()) {
+			t.Errorf("form %d: the gzip coding is not the identity's content", tc.form)
+		}
 	}
 }

@@ -3,7 +3,7 @@ package openapi
 // jsonWriter writes JSON, compact or indented by indent per level (as
 // json.MarshalIndent with an empty prefix does).
 type jsonWriter struct {
-	buf    []byte
+	output
 	indent string
 	depth  int
 	// first is true after an object or array opened and before its first
@@ -49,12 +49,14 @@ func (w *jsonWriter) close(c byte) {
 	}
 	w.buf = append(w.buf, c)
 	w.first, w.comma = false, true
+	w.cut()
 }
 
 func (w *jsonWriter) scalar(b []byte) {
 	w.member()
 	w.buf = append(w.buf, b...)
 	w.comma = true
+	w.cut()
 }
 
 func (w *jsonWriter) beginObject() { w.open('{') }
@@ -76,12 +78,14 @@ func (w *jsonWriter) str(s string) {
 	w.member()
 	w.buf = appendJSONString(w.buf, s)
 	w.comma = true
+	w.cut()
 }
 
 func (w *jsonWriter) number(text string) {
 	w.member()
 	w.buf = append(w.buf, text...)
 	w.comma = true
+	w.cut()
 }
 
 func (w *jsonWriter) boolean(b bool) {

@@ -25,6 +25,58 @@ type sink interface {
 	rawJSON(b []byte) // a whole JSON value, valid and compact (from encoding/json)
 }
 
+// output is the text a writer makes: chunks of about chunkSize bytes,
+// then buf. A writer cuts between values, so that a long document grows by
+// new chunks, never by copying what it holds.
+type output struct {
+	buf     []byte
+	chunks  [][]byte
+	chunked bool // cut into chunks: for a whole document, not a small value
+}
+
+// chunkSize is a chunk's capacity; a chunk is cut when less than
+// chunkSlack of it is left, so that a kept chunk wastes little of it.
+const (
+	chunkSize  = 256 << 10
+	chunkSlack = 4 << 10
+)
+
+// cut starts a new chunk once buf is all but full.
+func (o *output) cut() {
+	if !o.chunked || cap(o.buf)-len(o.buf) >= chunkSlack {
+		return
+	}
+	if len(o.buf) > 0 {
+		o.chunks = append(o.chunks, o.buf)
+	}
+	o.buf = make([]byte, 0, chunkSize)
+}
+
+// parts returns the text, in order.
+func (o *output) parts() [][]byte {
+	return append(o.chunks[:len(o.chunks):len(o.chunks)], o.buf)
+}
+
+// bytes returns the text in one slice.
+func (o *output) bytes() []byte {
+	if len(o.chunks) == 0 {
+		return o.buf
+	}
+	return joinParts(o.parts())
+}
+
+func joinParts(parts [][]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
 // discard is a sink that writes nothing.
 type discard struct{}
 

@@ -65,5 +65,6 @@ func Translate30(doc31 []byte) ([]byte, error) {
 	}
 	w := &jsonWriter{indent: "  "}
 	emitNode(w, root)
-	return append(w.buf, '\n'), nil
+	w.buf = append(w.buf, '\n')
+	return w.bytes(), nil
 }

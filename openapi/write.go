@@ -31,11 +31,12 @@ const maxSchemaDepth = 1000
 
 var errSchemaCycle = errors.New("openapi: schemas nest deeper than 1000 levels (a schema that contains itself?)")
 
-// writeDocument writes d to s, in OpenAPI 3.0.3 when v30 is set.
-func writeDocument(s sink, d *Document, v30 bool) error {
-	if v30 && hasDefs(d) {
+// writeDocument writes d to s, in OpenAPI 3.0.3 when v30 is set; defs
+// says whether a schema of d holds $defs (hasDefs), which only 3.0 minds.
+func writeDocument(s sink, d *Document, v30, defs bool) error {
+	if v30 && defs {
 		var t treeSink
-		if err := writeDocument(&t, d, false); err != nil {
+		if err := writeDocument(&t, d, false, false); err != nil {
 			return err
 		}
 		if err := translateTree(t.root); err != nil {

@@ -15,5 +15,5 @@ func JSONToYAML(data []byte) ([]byte, error) {
 	}
 	var w yamlWriter
 	replayJSON(&w, data)
-	return w.buf, nil
+	return w.bytes(), nil
 }

@@ -108,24 +108,25 @@ func FuzzYAMLWriter(f *testing.F) {
 		var j jsonWriter
 		(&valueGen{data: data}).value(&y, 0)
 		(&valueGen{data: data}).value(&j, 0)
+		jb, yb := j.bytes(), y.bytes()
 		var fromJSON, fromYAML any
-		if err := json.Unmarshal(j.buf, &fromJSON); err != nil {
-			t.Fatalf("the JSON does not parse: %v\n%s", err, j.buf)
+		if err := json.Unmarshal(jb, &fromJSON); err != nil {
+			t.Fatalf("the JSON does not parse: %v\n%s", err, jb)
 		}
-		if err := yaml.Unmarshal(y.buf, &fromYAML); err != nil {
-			t.Fatalf("the YAML does not parse: %v\n%s\nJSON: %s", err, y.buf, j.buf)
+		if err := yaml.Unmarshal(yb, &fromYAML); err != nil {
+			t.Fatalf("the YAML does not parse: %v\n%s\nJSON: %s", err, yb, jb)
 		}
 		// Numbers as JSON reads them: YAML gives ints and floats.
 		b, err := json.Marshal(fromYAML)
 		if err != nil {
-			t.Fatalf("the YAML's value has no JSON form: %v\n%s", err, y.buf)
+			t.Fatalf("the YAML's value has no JSON form: %v\n%s", err, yb)
 		}
 		var normalised any
 		if err := json.Unmarshal(b, &normalised); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(normalised, fromJSON) {
-			t.Fatalf("the YAML reads as another value\nYAML:\n%s\nJSON: %s\nfrom YAML: %#v\nfrom JSON: %#v", y.buf, j.buf, normalised, fromJSON)
+			t.Fatalf("the YAML reads as another value\nYAML:\n%s\nJSON: %s\nfrom YAML: %#v\nfrom JSON: %#v", yb, jb, normalised, fromJSON)
 		}
 	})
 }

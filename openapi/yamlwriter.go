@@ -14,7 +14,7 @@ import (
 // would change; double-quoted, with escapes, otherwise. Invalid UTF-8 is written as U+FFFD, as JSON writes
 // it.
 type yamlWriter struct {
-	buf   []byte
+	output
 	stack []yamlFrame
 	// afterKey: a mapping's key was written ("key:"), its value not yet.
 	afterKey bool
@@ -94,6 +94,7 @@ func (w *yamlWriter) pop(empty string) {
 	}
 	w.buf = append(w.buf, empty...)
 	w.buf = append(w.buf, '\n')
+	w.cut()
 }
 
 func (w *yamlWriter) beginObject() { w.push(false) }
@@ -151,6 +152,7 @@ func (w *yamlWriter) plainScalar(text string) {
 	w.scalarStart()
 	w.buf = append(w.buf, text...)
 	w.buf = append(w.buf, '\n')
+	w.cut()
 }
 
 func (w *yamlWriter) str(s string) {
@@ -167,6 +169,7 @@ func (w *yamlWriter) str(s string) {
 		w.buf = appendYAMLQuoted(w.buf, s)
 	}
 	w.buf = append(w.buf, '\n')
+	w.cut()
 }
 
 // literal writes s, which yamlLiteral accepts, as a literal block.
@@ -184,6 +187,7 @@ func (w *yamlWriter) literal(s string, indent int) {
 		}
 		w.buf = append(w.buf, '\n')
 	}
+	w.cut()
 }
 
 func (w *yamlWriter) number(text string) { w.plainScalar(text) }

@@ -109,7 +109,13 @@ func cpuNow() int64 {
 	return ts.Nano()
 }
 
-func start() clock { return clock{time.Now(), cpuNow()} }
+// start collects the garbage of the steps before, then starts the clock:
+// a step's time is its own work, the collections its own allocations make
+// included, and not a collection the steps before it left due.
+func start() clock {
+	runtime.GC()
+	return clock{time.Now(), cpuNow()}
+}
 
 func (c clock) cost() Cost {
 	return Cost{Wall: int64(time.Since(c.wall)), CPU: cpuNow() - c.cpu}
