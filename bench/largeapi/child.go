@@ -109,12 +109,17 @@ func cpuNow() int64 {
 	return ts.Nano()
 }
 
-// start collects the garbage of the steps before, then starts the clock:
-// a step's time is its own work, the collections its own allocations make
-// included, and not a collection the steps before it left due.
-func start() clock {
+func start() clock { return clock{time.Now(), cpuNow()} }
+
+// startSettled collects the garbage of the steps before, then starts the
+// clock: a large step's time is its own work, the collections its own
+// allocations make included, and not a collection the steps before left
+// due. (Small steps, a request, start without: just after a collection,
+// every size of allocation first refills its cache, which would be most of
+// what they measure.)
+func startSettled() clock {
 	runtime.GC()
-	return clock{time.Now(), cpuNow()}
+	return start()
 }
 
 func (c clock) cost() Cost {
@@ -125,13 +130,13 @@ func (c clock) cost() Cost {
 func Measure(framework string, n int, regs []Registrar) (*Result, error) {
 	res := &Result{Framework: framework, N: n, Forms: map[string]FormResult{}}
 	var h http.Handler
-	c := start()
+	c := startSettled()
 	switch framework {
 	case "vane":
 		r := BuildVane(n, regs)
 		res.Register = c.cost()
 		h = r
-		c = start()
+		c = startSettled()
 		if err := r.Check(); err != nil {
 			return nil, err
 		}
@@ -147,7 +152,7 @@ func Measure(framework string, n int, regs []Registrar) (*Result, error) {
 
 	op := n / 2
 	for i, dst := range []*Cost{&res.First, &res.Second} {
-		d, _, err := get(h, RequestPath(op), `"id":7`, "X-Tenant", "t")
+		d, _, err := get(h, false, RequestPath(op), `"id":7`, "X-Tenant", "t")
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i+1, err)
 		}
@@ -156,7 +161,7 @@ func Measure(framework string, n int, regs []Registrar) (*Result, error) {
 	for _, f := range Forms {
 		var fr FormResult
 		for i, dst := range []*Cost{&fr.First, &fr.Second} {
-			d, size, err := get(h, f.Path, "/r"+strconv.Itoa(n/2)+"/items/{id}")
+			d, size, err := get(h, i == 0, f.Path, "/r"+strconv.Itoa(n/2)+"/items/{id}")
 			if err != nil {
 				return nil, fmt.Errorf("%s request %d: %w", f.Path, i+1, err)
 			}
@@ -170,17 +175,20 @@ func Measure(framework string, n int, regs []Registrar) (*Result, error) {
 	return res, nil
 }
 
-// get serves one GET request and returns what ServeHTTP cost and the
-// body's length; a status other than 200, or a body without want, is an
+// get serves one GET request (after a collection if settle is set) and
+// returns what ServeHTTP cost and the body's length; a status other than 200, or a body without want, is an
 // error. The body is not kept: a document of 20,000 operations would
 // weigh on the peak memory measured.
-func get(h http.Handler, target string, want string, header ...string) (Cost, int, error) {
+func get(h http.Handler, settle bool, target string, want string, header ...string) (Cost, int, error) {
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
 	w := &scanWriter{header: http.Header{}, want: []byte(want)}
 	c := start()
+	if settle {
+		c = startSettled()
+	}
 	h.ServeHTTP(w, req)
 	d := c.cost()
 	if w.status != 0 && w.status != http.StatusOK {
