@@ -24,15 +24,18 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/bench/largeapi/ops"
 )
 
-// Input is every operation's input: the same tags read by vane and Huma.
-type Input struct {
-	ID     int64  `path:"id" minimum:"1"`
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Sort   string `query:"sort" enum:"asc,desc"`
-	Tenant string `header:"X-Tenant"`
-}
+// Input is every operation's input (package ops).
+type Input = ops.Input
+
+// Registrar registers an operation with the output type of its variant
+// (package ops).
+type Registrar = ops.Registrar
+
+// Created is every answer's creation time.
+var Created = ops.Created
 
 // Item is the shared variant's output body: six fields, a nested struct
 // and a slice.
@@ -54,16 +57,6 @@ type Owner struct {
 // Output is the shared variant's output.
 type Output struct {
 	Body Item
-}
-
-// Created is every answer's creation time.
-var Created = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-
-// Registrar registers operation i of an API with the output type of its
-// variant, in each framework.
-type Registrar struct {
-	Vane func(r *vane.Router, op vane.Op)
-	Huma func(api huma.API, op huma.Operation)
 }
 
 // Shared is the registrar of the shared variant.
