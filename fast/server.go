@@ -114,6 +114,9 @@ type fastEngine struct {
 	stop     chan struct{} // closed when shutdown begins: event streams end
 	once     sync.Once
 	conns    connSet
+
+	mu sync.Mutex
+	ln *listener // what Serve serves, once it was called
 }
 
 func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngine, error) {
@@ -219,19 +222,56 @@ func (s *server) report(strict bool) error {
 	return nil
 }
 
+// Serve serves on ln until Shutdown or Close, and then returns
+// http.ErrServerClosed, as net/http's server does; also when they came
+// first (fasthttp's Shutdown returns at once when its Serve has not begun,
+// and its Serve then never ends: the listener closed here ends it).
 func (e *fastEngine) Serve(ln net.Listener) error {
-	return e.fs.Serve(&listener{Listener: ln, conns: &e.conns, max: e.maxConns})
+	l := &listener{Listener: ln, conns: &e.conns, max: e.maxConns}
+	e.mu.Lock()
+	e.ln = l
+	e.mu.Unlock()
+	if e.stopping() {
+		l.Close()
+		return http.ErrServerClosed
+	}
+	err := e.fs.Serve(l)
+	if e.stopping() {
+		return http.ErrServerClosed
+	}
+	return err
+}
+
+func (e *fastEngine) stopping() bool {
+	select {
+	case <-e.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func (e *fastEngine) Shutdown(ctx context.Context) error {
 	e.once.Do(func() { close(e.stop) })
-	return e.fs.ShutdownWithContext(ctx)
+	err := e.fs.ShutdownWithContext(ctx)
+	e.closeListener()
+	return err
 }
 
 func (e *fastEngine) Close() error {
 	e.once.Do(func() { close(e.stop) })
+	e.closeListener()
 	e.conns.closeAll()
 	return nil
+}
+
+func (e *fastEngine) closeListener() {
+	e.mu.Lock()
+	l := e.ln
+	e.mu.Unlock()
+	if l != nil {
+		l.Close()
+	}
 }
 
 // errorHandler answers what fasthttp could not read as a request, with a
@@ -271,6 +311,15 @@ type listener struct {
 	net.Listener
 	conns *connSet
 	max   int
+	once  sync.Once
+}
+
+// Close closes the listener once; a second Close (fasthttp's, after the
+// engine's) is not an error.
+func (l *listener) Close() error {
+	var err error
+	l.once.Do(func() { err = l.Listener.Close() })
+	return err
 }
 
 func (l *listener) Accept() (net.Conn, error) {

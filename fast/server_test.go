@@ -199,3 +199,28 @@ func (c *conn) get(path string) (*http.Response, error) {
 	res.Body.Close()
 	return res, nil
 }
+
+// TestStopAtOnce: a server whose context ends as soon as it starts (before
+// fasthttp's Serve has begun, in some of the rounds) stops, and returns
+// nil, as on net/http's server.
+func TestStopAtOnce(t *testing.T) {
+	for i := range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		srv := &vane.Server{Handler: vane.New(), Signals: []os.Signal{}, OnListen: func(net.Addr) { cancel() }}
+		done := make(chan error, 1)
+		go func() { done <- ServeListener(ctx, srv, ln) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		case <-time.After(patience): // a hang, not a bound on time: it stops at once
+			t.Fatalf("round %d: the server did not stop", i)
+		}
+		cancel()
+	}
+}

@@ -61,7 +61,14 @@ type Options struct {
 	// Seed, if not 0, is how many generated pets `petstore seed` adds to
 	// the store before the service starts.
 	Seed int
+	// Engine is the server under the service (PETSTORE_ENGINE): "" or
+	// "net/http", or "fast" (package github.com/vane-http/vane/fast).
+	Engine string
 }
+
+// Engines are the servers the example runs on; a conformance suite runs
+// against each (Options.Engine).
+var Engines = []string{"net/http", "fast"}
 
 // Start builds the example service and starts it on a free port of
 // 127.0.0.1, in a temporary working directory, and returns once it answers
@@ -95,6 +102,9 @@ func Start(t testing.TB, o Options) *Service {
 		}
 	}
 	s.env = append(s.env, "PETSTORE_TOKEN="+Token, "PETSTORE_CURSOR_KEY="+CursorKey)
+	if o.Engine != "" {
+		s.env = append(s.env, "PETSTORE_ENGINE="+o.Engine)
+	}
 	s.env = append(s.env, o.Env...)
 	t.Cleanup(func() {
 		if s.running {
