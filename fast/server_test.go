@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -210,7 +211,8 @@ func TestStopAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		srv := &vane.Server{Handler: vane.New(), Signals: []os.Signal{}, OnListen: func(net.Addr) { cancel() }}
+		srv := &vane.Server{Handler: vane.New(), Signals: []os.Signal{}, Logger: slog.New(slog.DiscardHandler),
+			OnListen: func(net.Addr) { cancel() }}
 		done := make(chan error, 1)
 		go func() { done <- ServeListener(ctx, srv, ln) }()
 		select {
