@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	examples     = flag.Int("examples", 100, "schemathesis --max-examples: test cases per operation and phase")
+	examples     = flag.Int("examples", 50, "schemathesis --max-examples: test cases per operation and phase")
 	fastExamples = flag.Int("fast-examples", 25, "schemathesis --max-examples on the fast engine, whose run follows net/http's with fewer cases to keep CI's time")
 	seed         = flag.Int("seed", 20261122, "schemathesis --seed (fixed, so that a failure can be replayed)")
 )
