@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vane-http/vane/problem"
@@ -163,7 +164,11 @@ type timeoutWriter struct {
 	buf       []byte      // body held back, until committed
 	committed bool        // headers and buf sent; writes go straight to w
 	err       error       // set when the response is finished or replaced
-	until     time.Time   // the latest write deadline the handler set past deadline; zero: none
+	// until is the latest write deadline the handler set past deadline,
+	// in Unix nanoseconds (0: none). It is read without mu, so that the
+	// serving goroutine does not wait behind a write blocked on the
+	// connection to learn when the handler's time ends.
+	until atomic.Int64
 }
 
 var (
@@ -339,8 +344,8 @@ func (tw *timeoutWriter) setLength() {
 // the request's context (a client gone, a half-closed connection) is not
 // that.
 func (tw *timeoutWriter) expired() bool {
-	if !tw.until.IsZero() {
-		return !time.Now().Before(tw.until)
+	if until := tw.until.Load(); until != 0 {
+		return time.Now().UnixNano() >= until
 	}
 	return tw.ctx.Err() != nil && (context.Cause(tw.ctx) == errOwnDeadline || !time.Now().Before(tw.deadline))
 }
@@ -388,8 +393,8 @@ func (tw *timeoutWriter) SetWriteDeadline(t time.Time) error {
 	if tw.late() {
 		return tw.err
 	}
-	if t.After(tw.deadline) && t.After(tw.until) {
-		tw.until = t
+	if t.After(tw.deadline) && t.UnixNano() > tw.until.Load() {
+		tw.until.Store(t.UnixNano())
 	}
 	return http.NewResponseController(tw.w).SetWriteDeadline(t)
 }
@@ -400,13 +405,11 @@ func (tw *timeoutWriter) SetWriteDeadline(t time.Time) error {
 // deadline passes first (or it set none).
 func (tw *timeoutWriter) waitExtended(done chan struct{}) chan struct{} {
 	for {
-		tw.mu.Lock()
-		until := tw.until
-		tw.mu.Unlock()
-		if until.IsZero() {
+		until := tw.until.Load()
+		if until == 0 {
 			return nil
 		}
-		wait := time.Until(until)
+		wait := time.Until(time.Unix(0, until))
 		if wait <= 0 {
 			select {
 			case <-done:
