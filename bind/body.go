@@ -29,14 +29,14 @@ const (
 type bodyBinder struct {
 	kind      int
 	offset    uintptr
-	typ       reflect.Type        // the Body field's type
-	required  bool                // a non-pointer Body: an empty body is an error
-	form      []param             // bodyForm: the form fields (values and files)
-	multipart bool                // bodyForm: some field is a file, so only multipart/form-data
+	typ       reflect.Type         // the Body field's type
+	required  bool                 // a non-pointer Body: an empty body is an error
+	form      []param              // bodyForm: the form fields (values and files)
+	multipart bool                 // bodyForm: some field is a file, so only multipart/form-data
 	rules     map[string]*fileRule // bodyForm: the file fields with contentType or maxSize, by form name (files.go)
-	accept    string              // the accepted media types, for 415 messages
-	defaults  *bodyDefaults       // bodyJSON: the defaults of properties not sent; nil when none
-	closed    codec.ClosedDecoder // bodyJSON with RefuseUnknown: decodes refusing unknown members
+	accept    string               // the accepted media types, for 415 messages
+	defaults  *bodyDefaults        // bodyJSON: the defaults of properties not sent; nil when none
+	closed    codec.ClosedDecoder  // bodyJSON with RefuseUnknown: decodes refusing unknown members
 }
 
 func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.RequestBody, error) {
