@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/middleware"
 )
 
@@ -186,3 +187,6 @@ func TestDownloadOfAStalledClientIsCut(t *testing.T) {
 		res.Body.Close()
 	})
 }
+
+// The samples of docs/guide/downloads.md are in downloads_example_test.go.
+func TestDownloadsGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/downloads.md") }
