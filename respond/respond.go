@@ -11,7 +11,11 @@
 // otherwise the whole O is the body. A body is encoded with the operation's
 // codec (JSON by default), except a []byte or an io.Reader, which are sent
 // as they are (application/octet-stream unless a Content-Type header field
-// says otherwise). Every answer carries X-Content-Type-Options: nosniff,
+// says otherwise). A []byte or io.ReadSeeker body answers a GET's Range
+// and If-Range (206, multipart/byteranges, 416; ranges.go), and a body
+// larger than ChunkSize is written a chunk at a time, each extending the
+// write deadline, so that a download making progress is not cut
+// (chunks.go). Every answer carries X-Content-Type-Options: nosniff,
 // so that no browser takes a body for another type than it is sent as.
 package respond
 
