@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/operation"
@@ -288,7 +287,7 @@ type idempotency struct {
 	query, header, cookie []string
 	// body returns the input's Body (typed operations), for the
 	// fingerprint; nil for an input without one.
-	body func(unsafe.Pointer) ([]byte, error)
+	body func(in any) ([]byte, error)
 
 	mu       sync.Mutex
 	inFlight map[string]struct{} // scoped keys of requests being served here
@@ -331,12 +330,12 @@ func compileIdempotency(op *Op, inT reflect.Type, d *operation.Description, path
 		if f.Type.Implements(readerType) || reflect.PointerTo(f.Type).Implements(readerType) {
 			return nil, fmt.Errorf("%s %s: an idempotency key needs a body read whole, to fingerprint; %v is a stream", d.Method, d.Pattern, f.Type)
 		}
-		ip.body = func(in unsafe.Pointer) ([]byte, error) {
-			v := reflect.NewAt(f.Type, unsafe.Add(in, f.Offset))
+		ip.body = func(in any) ([]byte, error) {
+			v := reflect.ValueOf(in).Elem().Field(f.Index[0])
 			if f.Type == bytesType {
-				return *(*[]byte)(v.UnsafePointer()), nil
+				return v.Bytes(), nil
 			}
-			return json.Marshal(v.Interface())
+			return json.Marshal(v.Addr().Interface())
 		}
 	}
 	return ip, nil
@@ -695,7 +694,7 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 			if h.idem.body == nil {
 				return nil, nil
 			}
-			b, err := h.idem.body(unsafe.Pointer(in))
+			b, err := h.idem.body(in)
 			if err != nil {
 				return nil, problemOf(req, h.desc, err)
 			}

@@ -180,11 +180,6 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), r.api.registry()); err != nil {
 		fail(err.Error())
 	}
-	for _, other := range r.api.ops {
-		if other.ID == d.ID {
-			panic("vane: operation ID " + strconv.Quote(d.ID) + " of PATCH " + d.Pattern + " is already used by " + other.Method + " " + other.Pattern)
-		}
-	}
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
 	reg := r.api.registry()
@@ -194,17 +189,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if err != nil {
 		fail(err.Error())
 	}
-	h := wrap(keyed, op.Middleware)
-	r.Handle(http.MethodPatch, pattern, h)
-	r.api.ops = append(r.api.ops, &d)
-}
-
-// wrap returns h inside mw, the first outermost.
-func wrap(h http.Handler, mw []func(http.Handler) http.Handler) http.Handler {
-	for i := len(mw) - 1; i >= 0; i-- {
-		h = mw[i](h)
-	}
-	return h
+	r.add(&op, &d, keyed)
 }
 
 // setsHeader reports whether d's success response documents header name.

@@ -67,14 +67,6 @@ func (a *api) registry() *schema.Registry {
 	return a.schemas
 }
 
-// An Option configures a Router made by New: the router's own settings
-// (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, Codec, UnknownProperties).
-type Option struct {
-	router router.Option
-	api    func(*api)
-}
-
 // New returns an empty router.
 func New(opts ...Option) *Router {
 	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON, maxStreams: DefaultMaxStreams}
@@ -168,18 +160,6 @@ func (r *Router) Schemas() *schema.Registry { return r.api.registry() }
 // Param returns the value of the path parameter name of the route that
 // matched req, or "" (see router.Param). It does not allocate.
 func Param(req *http.Request, name string) string { return router.Param(req, name) }
-
-// RedirectTrailingSlash is router.RedirectTrailingSlash.
-func RedirectTrailingSlash(on bool) Option { return Option{router: router.RedirectTrailingSlash(on)} }
-
-// RedirectCleanPath is router.RedirectCleanPath.
-func RedirectCleanPath(on bool) Option { return Option{router: router.RedirectCleanPath(on)} }
-
-// AutoOptions is router.AutoOptions.
-func AutoOptions(on bool) Option { return Option{router: router.AutoOptions(on)} }
-
-// StdPathValues is router.StdPathValues.
-func StdPathValues(on bool) Option { return Option{router: router.StdPathValues(on)} }
 
 // RouteInfo describes a registered route (see router.Router.Routes).
 type RouteInfo = router.RouteInfo
