@@ -404,6 +404,30 @@ func TestRegistrationFailures(t *testing.T) {
 		{"input not a struct", func(r *Router) {
 			Get(r, "/a", func(context.Context, *int) (*empty, error) { return nil, nil })
 		}, "is not a struct"},
+		{"path names differ", func(r *Router) {
+			Get(r, "/a/{x}", func(context.Context, *struct {
+				X string `path:"x"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+			Post(r, "/a/{y}", func(context.Context, *struct {
+				Y string `path:"y"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+		}, "GET /a/{x} and POST /a/{y} are the same OpenAPI path (/a/{})"},
+		{"catch-all beside a parameter", func(r *Router) {
+			Get(r, "/f/{p}", func(context.Context, *struct {
+				P string `path:"p"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+			Get(r, "/f/{p...}", func(context.Context, *struct {
+				P string `path:"p"`
+			}) (*empty, error) {
+				return nil, nil
+			}, func(op *Op) { op.ID = "rest" })
+		}, "GET /f/{p} and GET /f/{p...} are the same OpenAPI operation"},
 	}
 	for _, c := range cases {
 		func() {
@@ -497,6 +521,26 @@ func TestInputNotReused(t *testing.T) {
 		if k.in.ID != int64(i+1) || k.body.Name != "n"+id || k.ctx.Value(key{}) != "/items/"+id || k.ctx.Err() != nil {
 			t.Errorf("request %d kept ID %d, body %q, context value %v, err %v", i+1, k.in.ID, k.body.Name, k.ctx.Value(key{}), k.ctx.Err())
 		}
+	}
+}
+
+// An operation left out of the document may have a path the document
+// could not describe beside another's.
+func TestHiddenPathNamesMayDiffer(t *testing.T) {
+	r := New()
+	Get(r, "/a/{x}", func(context.Context, *struct {
+		X string `path:"x"`
+	}) (*struct{}, error) {
+		return nil, nil
+	})
+	Post(r, "/a/{y}", func(context.Context, *struct {
+		Y string `path:"y"`
+	}) (*struct{}, error) {
+		return nil, nil
+	}, func(op *Op) { op.Hidden = true })
+	Docs(r, DocsConfig{})
+	if err := r.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 

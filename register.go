@@ -118,7 +118,12 @@ type Op struct {
 // []byte or json.RawMessage from the body), for as long as it likes.
 //
 // Everything is decided here, once: Register panics, naming the type, field
-// and pattern, if the types cannot be bound, validated or documented.
+// and pattern, if the types cannot be bound, validated or documented, or
+// if the document could not describe the path beside those registered
+// before (GET /a/{x} beside PUT /a/{y}: OpenAPI names a path's parameters
+// once). What depends on the document's configuration (a security scheme
+// it does not define, an Edit hook that fails) is checked by
+// [Router.Check], before serving.
 func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error)) {
 	if h == nil {
 		panic("vane: Register " + op.Method + " " + op.Path + " with a nil handler")
@@ -141,6 +146,9 @@ func (r *Router) add(op *Op, d *operation.Description, h http.Handler) {
 			panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
 		}
 	}
+	if !d.Hidden {
+		r.api.documentable(d)
+	}
 	r.Handle(op.Method, op.Path, wrap(h, op.Middleware))
 	r.api.ops = append(r.api.ops, d)
 	if len(op.Middleware) > 0 {
@@ -148,6 +156,52 @@ func (r *Router) add(op *Op, d *operation.Description, h http.Handler) {
 			r.api.middleware = map[string][]func(http.Handler) http.Handler{}
 		}
 		r.api.middleware[d.Method+" "+d.Pattern] = op.Middleware
+	}
+}
+
+// documentable panics when the document could not describe d beside
+// the operations already registered: OpenAPI names a path's parameters
+// once for all its methods, and has no catch-all, so /a/{x} beside
+// /a/{y}, and GET /f/{p} beside GET /f/{p...}, are routes the router
+// tells apart and the document cannot (openapi.Build refuses them too).
+// It keeps each path's shape, its parameters unnamed, in a map: the check
+// costs the same whatever the number of operations.
+func (a *api) documentable(d *operation.Description) {
+	path, shape := documentedPath(d.Pattern)
+	where := d.Method + " " + d.Pattern
+	if a.shapes == nil {
+		a.shapes = map[string]shapeOrigin{}
+	}
+	if prev, ok := a.shapes[shape]; ok && prev.path != path {
+		panic(fmt.Sprintf("vane: %s and %s are the same OpenAPI path (%s): the document cannot describe both; "+
+			"give the parameters the same names, or leave one out of the document (Hidden)", prev.where, where, shape))
+	}
+	if prev, ok := a.shapes[shape+" "+d.Method]; ok {
+		panic(fmt.Sprintf("vane: %s and %s are the same OpenAPI operation (%s %s): OpenAPI has no catch-all; "+
+			"leave one out of the document (Hidden)", prev.where, where, d.Method, path))
+	}
+	a.shapes[shape] = shapeOrigin{path, where}
+	a.shapes[shape+" "+d.Method] = shapeOrigin{path, where}
+}
+
+// shapeOrigin is the first documented operation of a path's shape.
+type shapeOrigin struct{ path, where string }
+
+// documentedPath is the OpenAPI path of pattern ({rest...} is {rest}) and
+// its shape, the path with its parameters unnamed (/a/{}).
+func documentedPath(pattern string) (path, shape string) {
+	path = strings.Replace(pattern, "...}", "}", 1)
+	var b strings.Builder
+	rest := path
+	for {
+		open := strings.IndexByte(rest, '{')
+		end := strings.IndexByte(rest, '}')
+		if open < 0 || end < open {
+			b.WriteString(rest)
+			return path, b.String()
+		}
+		b.WriteString(rest[:open+1])
+		rest = rest[end:]
 	}
 }
 

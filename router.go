@@ -52,6 +52,9 @@ type api struct {
 	maxStreams    int64
 	streams       atomic.Int64
 	streamClients streamClients // MaxStreamsPerClient
+	// shapes holds, by the shape of each documented path (and by shape
+	// and method), the operation that first had it (documentable).
+	shapes map[string]shapeOrigin
 	// checks build what a request would otherwise build first (the
 	// documents of Docs), for Check.
 	checks []func() error
@@ -93,10 +96,10 @@ func New(opts ...Option) *Router {
 }
 
 // Check builds now what the router would otherwise build on a request:
-// the documents of Docs (3.1 and 3.0), so that a registration that
-// cannot be documented (two methods of one path naming its parameter
-// differently, a hook that fails) is an error before serving rather than
-// a 500 on every request for the document. vane.Serve and Server call it
+// the documents of Docs (3.1 and 3.0), so that a document that cannot
+// be built (a security scheme the configuration does not define, an Edit
+// hook that fails) is an error before serving rather than a 500 on every
+// request for the document. vane.Serve and Server call it
 // before they listen, and refuse to start on its error.
 func (r *Router) Check() error {
 	for _, c := range r.api.checks {
@@ -158,7 +161,9 @@ func (r *Router) Operations() []*operation.Description { return slices.Clone(r.a
 func (r *Router) Schemas() *schema.Registry { return r.api.registry() }
 
 // Param returns the value of the path parameter name of the route that
-// matched req, or "" (see router.Param). It does not allocate.
+// matched req, or "" (see router.Param). It does not allocate, except
+// for a path sent with escapes that change its meaning (such as %2F),
+// whose value is unescaped into a new string.
 func Param(req *http.Request, name string) string { return router.Param(req, name) }
 
 // RouteInfo describes a registered route (see router.Router.Routes).
