@@ -44,7 +44,9 @@
 //     to those not sent.
 //   - A header slice is style simple: values separated by commas, from
 //     every line of the header.
-//   - A scalar takes the first value of its key (as url.Values.Get).
+//   - A scalar takes the one value of its key; a key sent twice is a 422
+//     (query.name: "one value expected"), since the document allows one
+//     and two readers of the request could each take another.
 //   - A cookie is a scalar, or an http.Cookie or *http.Cookie with its
 //     name and value.
 //

@@ -61,7 +61,14 @@ func bindPairs(ps []param, raw string, base unsafe.Pointer, st *State, errs []pr
 				continue
 			}
 			if p.slice == nil && seen&bit != 0 {
-				break // the first value wins, as url.Values.Get
+				// A scalar sent twice is outside the document (a
+				// parameter of one value), and taking either value would
+				// let two readers of one request disagree on it.
+				if failed&bit == 0 {
+					errs = append(errs, fieldErr(p.loc, errRepeated, val))
+					failed |= bit
+				}
+				break
 			}
 			seen |= bit
 			var err error
@@ -294,3 +301,6 @@ func (d *deepObject) finish(dst unsafe.Pointer, seen uint64, loc string, errs []
 	}
 	return errs
 }
+
+// errRepeated is the message for a parameter of one value sent twice.
+var errRepeated = parseErr("one value expected: the parameter is sent more than once")

@@ -155,9 +155,15 @@ defaults
   timeout server 30s
   retries 3
   option redispatch
+  option forwardfor
   retry-on conn-failure empty-response
 frontend api
   bind 127.0.0.1:` + port + `
+  # A request that may have reached a replica is sent again only when a
+  # second copy cannot write twice: a safe method, or an unsafe one with
+  # an Idempotency-Key (answered with the first outcome). A connection
+  # that failed before the request was sent is retried for every method.
+  http-request disable-l7-retry if !METH_GET !METH_HEAD !METH_OPTIONS !{ req.hdr(idempotency-key) -m found }
   default_backend replicas
 backend replicas
   balance roundrobin

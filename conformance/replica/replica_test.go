@@ -31,7 +31,9 @@ func TestReplicas(t *testing.T) {
 		t.Skip("starts PostgreSQL, two replicas and HAProxy")
 	}
 	pg := startCluster(t)
-	env := []string{"DATABASE_URL=" + pg.URL, "PETSTORE_DRAIN_DELAY=2s", "PETSTORE_TIMEOUT=5s"}
+	// HAProxy's X-Forwarded-For is believed, so that the replicas see each
+	// client's own address (its event streams are capped per client).
+	env := []string{"DATABASE_URL=" + pg.URL, "PETSTORE_DRAIN_DELAY=2s", "PETSTORE_TIMEOUT=5s", "PETSTORE_TRUSTED_PROXIES=127.0.0.1/32"}
 	a := examplerun.Start(t, examplerun.Options{Env: env})
 	b := examplerun.Start(t, examplerun.Options{Env: env})
 	lb := startBalancer(t, a, b)
@@ -135,7 +137,12 @@ func TestReplicas(t *testing.T) {
 		var acked []string
 		failed := 0
 		stop := load(8, func(w, i int) {
-			r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i))
+			// Every create carries an Idempotency-Key: HAProxy sends one
+			// cut off by the kill to the other replica, which answers with
+			// the first outcome if the first had committed, so a retry
+			// never makes a second pet.
+			r := c.try("POST", lb.URL+"/pets", "application/json", fmt.Sprintf(`{"name":"K%d-%d","species":"cat"}`, w, i),
+				"Idempotency-Key", fmt.Sprintf("replica-kill-create-%d-%d", w, i))
 			mu.Lock()
 			if r.status == 201 {
 				var p struct{ ID int64 }
@@ -161,6 +168,18 @@ func TestReplicas(t *testing.T) {
 		}
 		if lost > 0 || len(acked) < 20 {
 			t.Errorf("%d of %d acknowledged creates lost", lost, len(acked))
+		}
+		// No create was made twice: each name is on one pet at most.
+		names := map[string]int{}
+		for _, r := range listAll(t, c, b.URL+"/pets?species=cat&limit=100") {
+			if strings.HasPrefix(r.Name, "K") {
+				names[r.Name]++
+			}
+		}
+		for name, n := range names {
+			if n > 1 {
+				t.Errorf("the create of %s was made %d times", name, n)
+			}
 		}
 		t.Logf("SIGKILL of a replica under 8 writers: %d creates acknowledged, %d lost; %d requests failed unacknowledged", len(acked), lost, failed)
 	})
@@ -428,3 +447,36 @@ func (s *stream) next(t *testing.T, name string) vanetest.Event {
 }
 
 func (s *stream) close() { s.res.Body.Close() }
+
+// listedPet is a pet as a page lists it.
+type listedPet struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// listAll reads every page of the listing at url, following its next
+// links, and returns the pets listedPet.
+func listAll(t *testing.T, c *client, url string) []listedPet {
+	t.Helper()
+	base := url[:strings.Index(url, "/pets")]
+	var out []listedPet
+	for page := 0; url != ""; page++ {
+		if page > 10_000 {
+			t.Fatalf("more than 10,000 pages at %s", url)
+		}
+		r := c.do("GET", url, "", "")
+		var p struct {
+			Items []listedPet `json:"items"`
+			Next  *string  `json:"next"`
+		}
+		if r.status != 200 || json.Unmarshal(r.body, &p) != nil {
+			t.Fatalf("GET %s: %d %s", url, r.status, r.body)
+		}
+		out = append(out, p.Items...)
+		url = ""
+		if p.Next != nil {
+			url = base + *p.Next
+		}
+	}
+	return out
+}
