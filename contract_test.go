@@ -65,12 +65,12 @@ type noteOut struct {
 // one whose body is read gets 100 Continue and the answer.
 func TestExpectContinueAnsweredAtOnce(t *testing.T) {
 	r := vane.New()
-	auth := r.Group("/secret", func(next http.Handler) http.Handler {
+	auth := r.Group("/secret", vane.Middleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			w.WriteHeader(http.StatusUnauthorized)
 		})
-	})
-	auth.Post("/notes", func(w http.ResponseWriter, req *http.Request) {})
+	}))
+	auth.HandleFunc(http.MethodPost, "/notes", func(w http.ResponseWriter, req *http.Request) {})
 	vane.Post(r, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 		out := &noteOut{}
 		out.Body.Text = in.Body.Text
@@ -113,7 +113,7 @@ func TestExpectContinueAnsweredAtOnce(t *testing.T) {
 // for Timeout's own deadline only.
 func TestTimeoutHalfClosedClient(t *testing.T) {
 	r := vane.New()
-	api := r.Group("", middleware.Timeout(5*time.Second))
+	api := r.Group("", vane.Middleware(middleware.Timeout(5*time.Second)))
 	created := make(chan struct{}, 100)
 	vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 		time.Sleep(20 * time.Millisecond) // long enough for the server to see the half-close
@@ -138,7 +138,7 @@ func TestTimeoutHalfClosedClient(t *testing.T) {
 // Timeout's 503 and not at the server's read timeout.
 func TestStalledBodyIs408(t *testing.T) {
 	r := vane.New()
-	api := r.Group("", middleware.Timeout(500*time.Millisecond))
+	api := r.Group("", vane.Middleware(middleware.Timeout(500*time.Millisecond)))
 	vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 		return &noteOut{}, nil
 	})

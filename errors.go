@@ -92,24 +92,18 @@ func TooManyRequests(msg string, details ...error) *problem.Details {
 	return Error(http.StatusTooManyRequests, msg, details...)
 }
 
-// ServiceUnavailable is Error(503, msg, details...). vane answers it with
-// Retry-After: problem.DefaultRetryAfter, as every 503 it writes without one;
-// Unavailable says how long to wait, and OutcomeUnknown that a write may
-// have been made.
-func ServiceUnavailable(msg string, details ...error) *problem.Details {
-	return Error(http.StatusServiceUnavailable, msg, details...)
-}
-
 // OutcomeUnknownType is the problem type of OutcomeUnknown's 503.
 const OutcomeUnknownType = "https://github.com/vane-http/vane/blob/main/docs/idempotency.md#outcome-unknown"
 
 // Unavailable returns a 503 Service Unavailable problem whose Retry-After
 // header tells the client how long to wait before it retries: retryAfter
-// in whole seconds, rounded up, at least 1. A handler returns it when a
-// dependency it cannot do without (a database that is down, unreachable
-// or timing out) fails in a way that a retry may cure; clients and load
-// balancers retry a 503. The detail msg is shown to the client, as for
-// every problem made by Error.
+// in whole seconds, rounded up, at least 1; zero (or a negative
+// duration) means problem.DefaultRetryAfter, since every 503 vane writes
+// says when to retry. A handler returns it when a dependency it cannot
+// do without (a database that is down, unreachable or timing out) fails
+// in a way that a retry may cure; clients and load balancers retry a
+// 503. The detail msg is shown to the client, as for every problem made
+// by Error.
 //
 // A 503 says the request was not served; it does not say whether the
 // request changed anything. msg may say so when the handler knows: a
@@ -121,11 +115,12 @@ const OutcomeUnknownType = "https://github.com/vane-http/vane/blob/main/docs/ide
 //		return nil, vane.Unavailable(2*time.Second, "the database is unavailable")
 //	}
 func Unavailable(retryAfter time.Duration, msg string, details ...error) *problem.Details {
-	secs := int64((retryAfter + time.Second - 1) / time.Second)
-	if secs < 1 {
-		secs = 1
+	p := Error(http.StatusServiceUnavailable, msg, details...)
+	if retryAfter <= 0 {
+		return p // problem.Write adds problem.DefaultRetryAfter
 	}
-	return Error(http.StatusServiceUnavailable, msg, details...).WithHeader("Retry-After", strconv.FormatInt(secs, 10))
+	secs := int64((retryAfter + time.Second - 1) / time.Second)
+	return p.WithHeader("Retry-After", strconv.FormatInt(secs, 10))
 }
 
 // OutcomeUnknown returns a 503 problem, with Retry-After as Unavailable's,

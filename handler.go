@@ -38,6 +38,8 @@ type typedHandler[I, O any] struct {
 	bodyRules  *validate.InstanceValidator                            // a JSON body's schema, for a body whose values did not all fit their types
 	writes     bool                                                   // the method changes state, or the input embeds Conditional: preconditions to see to
 	idem       *idempotency                                           // the input embeds Idempotent: the operation takes idempotency keys
+	after      bool                                                   // resolver, resolvers or cursors: work after validation
+	cursors    []cursorField                                          // the input's Cursor fields, told where they were bound from
 }
 
 func (h *typedHandler[I, O]) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -83,10 +85,13 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
-	if errs == nil && (h.resolver || h.resolvers != nil) {
-		errs = resolveFields(h.resolvers, in, req)
+	if errs == nil && h.after {
+		if h.cursors != nil {
+			bindCursors(h.cursors, in, req)
+		}
+		errs = resolveFields(ctx, h.resolvers, in, req)
 		if h.resolver {
-			errs = append(errs, any(in).(Resolver).Resolve(req)...)
+			errs = append(errs, any(in).(Resolver).Resolve(ctx, req)...)
 		}
 	}
 	if errs != nil {

@@ -52,7 +52,7 @@ func ExampleIdempotent() {
 		out := &TransferMade{Location: fmt.Sprintf("/transfers/%d", len(ledger))}
 		out.Body.ID, out.Body.Transfer = len(ledger), in.Body
 		return out, nil
-	}, func(op *vane.Op) { op.Idempotency = keys; op.Status = http.StatusCreated })
+	}, vane.IdempotencyKeys(*keys), vane.Status(http.StatusCreated))
 
 	send := func(key, body string) {
 		req := httptest.NewRequest("POST", "/transfers", strings.NewReader(body))

@@ -15,7 +15,7 @@ import (
 )
 
 // ProblemType documents an error response an operation sends beyond the
-// plain problem (Op.Problems): a problem type of one's own, its extension
+// plain problem (Problems): a problem type of one's own, its extension
 // members, the headers that come with it. The operation's response for
 // Status is then documented with the problem schema narrowed to this
 // type (its type URI as a const, and the extension members as
@@ -41,7 +41,7 @@ type ProblemType struct {
 	Headers map[string]string
 }
 
-// documentProblems documents the Op's problem types on the responses
+// documentProblems documents an operation's problem types on the responses
 // list (in place, adding responses for statuses it lacks).
 func documentProblems(list []operation.Response, types []ProblemType, reg *schema.Registry) ([]operation.Response, error) {
 	if len(types) == 0 {

@@ -19,9 +19,10 @@ import (
 	"github.com/vane-http/vane/validate"
 )
 
-// Op describes a typed operation for [Register]. Method and Path are
-// required; everything else has a default.
-type Op struct {
+// spec is what the options say of an operation (see Option): Register
+// starts from the method and pattern, applies the options of the router,
+// its groups and the operation's own, and compiles the result.
+type spec struct {
 	Method      string   // HTTP method
 	Path        string   // pattern, relative to the router's group prefix
 	ID          string   // operationId; derived from Method and the full pattern when empty ("get-items-by-id")
@@ -32,81 +33,119 @@ type Op struct {
 	Hidden      bool // registered, but left out of the OpenAPI document
 
 	// Security lists alternative requirements: each map names security
-	// schemes (declared in the OpenAPI config) and their scopes.
+	// schemes (declared in the OpenAPI config) and their scopes. Empty:
+	// the document's default, unless public.
 	Security []map[string][]string
+	public   bool // Public: no requirement, whatever the document's default
+	// securityLevel is the level (see level) whose Security options
+	// Security holds: a later level replaces them, one level adds
+	// alternatives.
+	securityLevel int
 
-	// Status is the status of a successful response. Zero means 200, or
-	// 201 for a POST that documents a 201 in Responses. An output's
-	// Status field, when set, overrides it per response.
+	// Status is the status of a successful response; zero: 200, 201 for
+	// a POST that documents a 201 in Responses, 204 for an output without
+	// fields.
 	Status int
 
-	// Responses documents further responses by status: {404: "no such
-	// item"}. Error statuses are documented with the problem+json schema.
-	Responses map[int]string
+	Responses  map[int]string // further responses by status (Responds)
+	Problems   []ProblemType
+	Middleware []func(http.Handler) http.Handler // the operation's own, inside the group's
 
-	// Problems documents the problem types of its own the operation
-	// answers with, their extension members and headers (see
-	// ProblemType).
-	Problems []ProblemType
+	BodyLimit         int64         // 0: the router's; negative: none
+	Codec             codec.Codec   // nil: the router's
+	Heartbeat         time.Duration // an event stream's; 0: DefaultHeartbeat; negative: none
+	UnknownProperties UnknownPolicy // 0: the router's
+	Extensions        map[string]any
 
-	// Middleware wraps this operation's handler, inside the group's.
-	Middleware []func(http.Handler) http.Handler
-
-	// BodyLimit limits the request body in bytes: 0 means the router's
-	// limit (see BodyLimit, default 1 MiB), negative means none, which
-	// lets a client decide how much memory its request takes (see
-	// BodyLimit).
-	BodyLimit int64
-
-	// Codec encodes and decodes JSON; nil means the router's (see
-	// Codec), by default codec.JSON.
-	Codec codec.Codec
-
-	// Heartbeat is how often an event stream (see Stream) sends a comment
-	// line while it sends nothing else: 0 means DefaultHeartbeat, a
-	// negative value none.
-	Heartbeat time.Duration
-
-	// UnknownProperties is the operation's policy for unknown members of
-	// its JSON body; zero means the router's (see UnknownProperties).
-	UnknownProperties UnknownPolicy
-
-	// Extensions are x- keys for the OpenAPI operation object.
-	Extensions map[string]any
-
-	// MaxPatchOperations is, for a PATCH registered by MergePatch, the
-	// most operations a JSON Patch may hold: 0 means
-	// jsonpatch.DefaultMaxOperations (1,000). More is a 422, and the
-	// document's schema says so (maxItems).
+	// MaxPatchOperations is a MergePatch's cap on a JSON Patch: 0:
+	// jsonpatch.DefaultMaxOperations; negative: none.
 	MaxPatchOperations int
 
-	// Idempotency makes the operation take an Idempotency-Key, whose
-	// input embeds Idempotent (see Idempotent): a retry with the key is
-	// answered with the first outcome. Nil: none.
+	// Idempotency makes the operation take an Idempotency-Key (see
+	// IdempotencyKeys). Nil: none.
 	Idempotency *Idempotency
 
 	// events, set by Stream, makes the operation an event stream: given
 	// the operation's ID, it returns the event components and their
 	// mapping by name, for respond.EventStream.
 	events func(id string) ([]*schema.Schema, map[string]string, error)
+
+	// level counts the lists of options applied so far: New's, each
+	// group's, the operation's.
+	level int
 }
 
-// Register adds a typed operation to r: h is called with the request bound
-// to a new *I and validated, and its *O becomes the response.
+// security is what the description says of the operation's security:
+// its requirements; for Public, an empty list (no requirement, whatever
+// the document's default); nil to take the document's default.
+func (s *spec) security() []map[string][]string {
+	if s.public {
+		return []map[string][]string{}
+	}
+	return s.Security
+}
+
+// spec returns the spec of an operation of method and pattern registered
+// on r with opts: the defaults of r's router and groups, then opts.
+func (r *Router) spec(method, pattern string, opts []Option) spec {
+	s := spec{Method: method, Path: pattern}
+	for _, level := range r.defaults {
+		s.level++
+		for _, o := range level {
+			o.op(&s)
+		}
+	}
+	s.level++
+	each(opts, inOperation, method+" "+pattern, func(o Option) {
+		if o.op != nil {
+			o.op(&s)
+		}
+		if o.mw != nil {
+			s.Middleware = append(s.Middleware, o.mw...)
+			s.Problems = append(s.Problems, declared(o.mw)...)
+		}
+	})
+	return s
+}
+
+// Register adds a typed operation of method and pattern (relative to r's
+// group prefix) to r: h is called with the request bound to a new *I and
+// validated, and its *O becomes the response. opts describe it (Summary,
+// Tags, Responds, Security …) and set how it reads and answers
+// (BodyLimit, Middleware …), after the options of r's router and groups
+// (see Option). Get, Post, Put, Patch and Delete are its shorthands.
 //
-// Input: fields tagged path, query, header or cookie are parameters, a
-// field named Body is the request body (see package bind); the tags of
-// package schema validate them. A request that fails gets a problem+json
-// response listing every failure, and h is not called.
+// A request runs these steps, in this order, each answering a problem
+// and stopping at the first that fails:
+//
+//  1. binding: fields tagged path, query, header, cookie or form are
+//     parameters, a field named Body is the request body, an untagged
+//     *http.Request field gets the request (see package bind): a value
+//     that does not parse is a 400 or 422, a body that is too large 413,
+//     one of another media type 415;
+//  2. validation: the tags of package schema (minimum, maxLength,
+//     pattern, required …), every failure listed in one 422;
+//  3. resolving: the Resolve methods of the input's fields and of the
+//     input (see Resolver), for what the tags cannot say, their failures
+//     in one 422;
+//  4. the handler.
 //
 // Output: if O is a struct with a Body field, its fields tagged header are
 // response headers (a time.Time as an HTTP date), an int field named
 // Status sets the status when not zero, and Body is the response body;
 // otherwise the whole *O is the body. A nil *O with a nil error is 204 No
-// Content. A body is JSON, except a []byte (application/octet-stream unless
-// a Content-Type header field says otherwise) or an io.Reader (an
-// interface, or a concrete reader such as *os.File or *bytes.Reader, closed
-// after it is sent when it is an io.Closer), which are copied as they are.
+// Content, and an output type without fields (*struct{}) is always 204,
+// documented as that alone. A body is JSON, except a []byte or an
+// io.Reader (an interface, or a concrete reader such as *os.File or
+// *bytes.Reader, closed after it is sent when it is an io.Closer), which
+// is copied as it is, with the Content-Type its header field gives. The
+// Body field's mediaType tag lists the media types such a body may have,
+// for the document and for whoever checks answers against it:
+// `mediaType:"image/png,image/jpeg"`, or a range, `mediaType:"image/*"`;
+// a single concrete type is also the default Content-Type. Without the
+// tag the document, and the default, say application/octet-stream, and a
+// client that checks answers against the document (vanetest) refuses an
+// answer of any other type.
 //
 // Errors: an error that implements [StatusError] (such as those from
 // [Error] and [NotFound]) sets the status and, below 500, is shown to the
@@ -118,16 +157,17 @@ type Op struct {
 // []byte or json.RawMessage from the body), for as long as it likes.
 //
 // Everything is decided here, once: Register panics, naming the type, field
-// and pattern, if the types cannot be bound, validated or documented, or
-// if the document could not describe the path beside those registered
-// before (GET /a/{x} beside PUT /a/{y}: OpenAPI names a path's parameters
-// once). What depends on the document's configuration (a security scheme
-// it does not define, an Edit hook that fails) is checked by
-// [Router.Check], before serving.
-func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error)) {
+// and pattern, if the types cannot be bound, validated or documented, if
+// an option cannot be given to an operation, or if the document could not
+// describe the path beside those registered before (GET /a/{x} beside PUT
+// /a/{y}: OpenAPI names a path's parameters once). What depends on the
+// document's configuration (a security scheme it does not define, an Edit
+// hook that fails) is checked by [Router.Check], before serving.
+func Register[I, O any](r *Router, method, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
 	if h == nil {
-		panic("vane: Register " + op.Method + " " + op.Path + " with a nil handler")
+		panic("vane: Register " + method + " " + pattern + " with a nil handler")
 	}
+	op := r.spec(method, pattern, opts)
 	th, d, err := compileOperation[I, O](r, &op)
 	if err != nil {
 		panic("vane: " + err.Error())
@@ -140,7 +180,7 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 // registration (Register, Stream, MergePatch): its operationId must be
 // new, op.Middleware wraps h (the first outermost), the route goes into
 // the tree, and d into the list the document is built from.
-func (r *Router) add(op *Op, d *operation.Description, h http.Handler) {
+func (r *Router) add(op *spec, d *operation.Description, h http.Handler) {
 	for _, other := range r.api.ops {
 		if other.ID == d.ID {
 			panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
@@ -205,6 +245,18 @@ func documentedPath(pattern string) (path, shape string) {
 	}
 }
 
+// emptyOutput reports whether the output type t can say nothing but its
+// status: a struct without fields, or with only a Body that has none.
+func emptyOutput(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	if t.NumField() == 1 && t.Field(0).Name == "Body" {
+		t = t.Field(0).Type
+	}
+	return t.Kind() == reflect.Struct && t.NumField() == 0
+}
+
 // wrap returns h inside mw, the first outermost.
 func wrap(h http.Handler, mw []func(http.Handler) http.Handler) http.Handler {
 	for i := len(mw) - 1; i >= 0; i-- {
@@ -213,43 +265,36 @@ func wrap(h http.Handler, mw []func(http.Handler) http.Handler) http.Handler {
 	return h
 }
 
-// Get registers a typed GET operation; opts adjust its Op.
-func Get[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...func(*Op)) {
-	Register(r, newOp(http.MethodGet, pattern, opts), h)
+// Get registers a typed GET operation: Register(r, "GET", pattern, h, opts...).
+func Get[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
+	Register(r, http.MethodGet, pattern, h, opts...)
 }
 
-// Post registers a typed POST operation; opts adjust its Op.
-func Post[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...func(*Op)) {
-	Register(r, newOp(http.MethodPost, pattern, opts), h)
+// Post registers a typed POST operation: Register(r, "POST", pattern, h, opts...).
+func Post[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
+	Register(r, http.MethodPost, pattern, h, opts...)
 }
 
-// Put registers a typed PUT operation; opts adjust its Op.
-func Put[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...func(*Op)) {
-	Register(r, newOp(http.MethodPut, pattern, opts), h)
+// Put registers a typed PUT operation: Register(r, "PUT", pattern, h, opts...).
+func Put[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
+	Register(r, http.MethodPut, pattern, h, opts...)
 }
 
-// Patch registers a typed PATCH operation; opts adjust its Op.
-func Patch[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...func(*Op)) {
-	Register(r, newOp(http.MethodPatch, pattern, opts), h)
+// Patch registers a typed PATCH operation: Register(r, "PATCH", pattern, h, opts...).
+// MergePatch registers one that applies merge patches and JSON Patches
+// to a resource that a GET reads and a PUT writes.
+func Patch[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
+	Register(r, http.MethodPatch, pattern, h, opts...)
 }
 
-// Delete registers a typed DELETE operation; opts adjust its Op.
-func Delete[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...func(*Op)) {
-	Register(r, newOp(http.MethodDelete, pattern, opts), h)
+// Delete registers a typed DELETE operation: Register(r, "DELETE", pattern, h, opts...).
+func Delete[I, O any](r *Router, pattern string, h func(context.Context, *I) (*O, error), opts ...Option) {
+	Register(r, http.MethodDelete, pattern, h, opts...)
 }
 
-func newOp(method, pattern string, opts []func(*Op)) Op {
-	op := Op{Method: method, Path: pattern}
-	for _, o := range opts {
-		o(&op)
-	}
-	op.Method, op.Path = method, pattern
-	return op
-}
-
-func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operation.Description, error) {
+func compileOperation[I, O any](r *Router, op *spec) (*typedHandler[I, O], *operation.Description, error) {
 	if op.Method == "" || op.Path == "" {
-		return nil, nil, fmt.Errorf("Register: Op needs a Method and a Path (got %q %q)", op.Method, op.Path)
+		return nil, nil, fmt.Errorf("Register: an operation needs a method and a pattern (got %q %q)", op.Method, op.Path)
 	}
 	op.Method = strings.ToUpper(op.Method)
 	set := r.api
@@ -259,6 +304,11 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		return nil, nil, err
 	}
 	inT, outT := reflect.TypeFor[I](), reflect.TypeFor[O]()
+	if inT.Kind() == reflect.Struct {
+		if err := checkResolvers(inT); err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
+		}
+	}
 	c := op.Codec
 	if c == nil {
 		c = set.codec
@@ -294,14 +344,18 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 		return nil, nil, fmt.Errorf("%s %s: output %v: %w", op.Method, full, outT, err)
 	}
 	status := op.Status
-	if status == 0 {
+	empty := emptyOutput(outT) // *struct{}: nothing to answer but the status
+	switch {
+	case status == 0 && empty:
+		status = http.StatusNoContent
+	case status == 0:
 		_, documented201 := op.Responses[http.StatusCreated]
 		status = operation.DefaultStatus(op.Method, documented201)
 	}
 	d := &operation.Description{
 		Method: op.Method, Pattern: full, ID: op.ID, Summary: op.Summary, Description: op.Description,
 		Tags: slices.Clone(op.Tags), Deprecated: op.Deprecated, Hidden: op.Hidden,
-		Security: op.Security, Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
+		Security: op.security(), Status: status, Parameters: b.Parameters, RequestBody: b.RequestBody,
 		BodyLimit: limit, Input: inT, Output: outT, Schemas: set.registry(), Extensions: op.Extensions,
 	}
 	if d.ID == "" {
@@ -321,8 +375,9 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			documented[http.StatusPreconditionRequired] = preconditionRequiredDoc
 		}
 	}
-	if hasCursor(inT) {
-		documented = maps.Clone(documented) // never the Op's own map
+	cursors := cursorFields(inT)
+	if cursors != nil {
+		documented = maps.Clone(documented) // never the spec's own map
 		if documented == nil {
 			documented = map[int]string{}
 		}
@@ -359,7 +414,11 @@ func compileOperation[I, O any](r *Router, op *Op) (*typedHandler[I, O], *operat
 			return nil, nil, fmt.Errorf("%s %s: %w", op.Method, full, err)
 		}
 	}
-	th := &typedHandler[I, O]{bodyRules: bodyRules, binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names, noRules: v.Empty(), hasBody: b.RequestBody != nil, hook: set.errorHook, negotiated: out.Negotiated(status), resolver: reflect.PointerTo(inT).Implements(resolverType), resolvers: fieldResolvers(inT),
+	resolver, resolvers := reflect.PointerTo(inT).Implements(resolverType), fieldResolvers(inT)
+	th := &typedHandler[I, O]{binder: b, validator: v, out: out, enc: enc, status: status, desc: d, pathNames: names,
+		noRules: v.Empty(), hook: set.errorHook, resolver: resolver, resolvers: resolvers, cursors: cursors,
+		after:      resolver || resolvers != nil || cursors != nil,
+		negotiated: out.Negotiated(status), hasBody: b.RequestBody != nil, bodyRules: bodyRules,
 		cond: cond, required: required && !safeMethod(op.Method), writes: cond || !safeMethod(op.Method)}
 	th.idem = idem
 	return th, d, nil

@@ -20,8 +20,8 @@ import (
 // before the stream starts); a field tagged `header:"Last-Event-ID"` gets
 // what a reconnecting client sends. h then sends events until it returns:
 // each is written as id, event and data lines (data is JSON) and flushed;
-// a comment line goes out every Op.Heartbeat (DefaultHeartbeat if zero,
-// none if negative) while h sends nothing. The context h gets ends when
+// a comment line goes out every Heartbeat (an option; DefaultHeartbeat if
+// not given, none if Off) while h sends nothing. The context h gets ends when
 // the client leaves or a vane.Server shuts down, and h should then
 // return; the stream ends when it does. The server's write timeout does
 // not apply to the stream; instead each event and heartbeat must reach
@@ -34,11 +34,11 @@ import (
 // running h. The router serves at most MaxStreams streams at once, and
 // one client at most MaxStreamsPerClient of them; past those, 503 and
 // 429, each with Retry-After.
-func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...func(*Op)) {
+func Stream[I any](r *Router, pattern string, events map[string]any, h func(ctx context.Context, in *I, send Sender) error, opts ...Option) {
 	if h == nil || len(events) == 0 {
 		panic("vane: Stream " + pattern + " needs a handler and at least one event type")
 	}
-	op := newOp(http.MethodGet, pattern, opts)
+	op := r.spec(http.MethodGet, pattern, opts)
 	// The answers past the caps (respond.EventStream documents the 503).
 	op.Problems = append(slices.Clip(op.Problems), ProblemType{Status: http.StatusServiceUnavailable, Headers: retryAfterDoc})
 	if r.api.streamClients.max >= 0 {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +81,7 @@ func streamRouter(ready chan<- struct{}) *Router {
 			}
 			<-ctx.Done()
 			return nil
-		}, func(op *Op) { op.Heartbeat = 20 * time.Millisecond })
+		}, Heartbeat(20*time.Millisecond))
 	return r
 }
 
@@ -148,7 +147,7 @@ func TestEventStreamEndsAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{Handler: streamRouter(ready), Signals: []os.Signal{}, ShutdownTimeout: 10 * time.Second}
+	s := &Server{Handler: streamRouter(ready), NoSignals: true, ShutdownTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
 	res, err := http.Get("http://" + ln.Addr().String() + "/pets/events")
@@ -193,9 +192,9 @@ func TestEventStreamStalledClientAtShutdown(t *testing.T) {
 				return err
 			}
 		}
-	}, func(op *Op) { op.Heartbeat = -1 })
+	}, Heartbeat(Off))
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{Handler: r, Signals: []os.Signal{}, ShutdownTimeout: 20 * time.Second}
+	s := &Server{Handler: r, NoSignals: true, ShutdownTimeout: 20 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
 	conn, err := net.Dial("tcp", ln.Addr().String())
@@ -247,7 +246,7 @@ func TestEventStreamHeadOpenAndLimit(t *testing.T) {
 		case <-release:
 		}
 		return nil
-	}, func(op *Op) { op.Heartbeat = -1 })
+	}, Heartbeat(Off))
 	w := serve(r, "HEAD", "/s", "")
 	if w.Code != 200 || w.Header().Get("Content-Type") != EventStreamType || w.Body.Len() != 0 || len(ran) != 0 {
 		t.Errorf("HEAD: %d %v %q, handler ran %d", w.Code, w.Header(), w.Body, len(ran))
