@@ -181,10 +181,8 @@ func Register[I, O any](r *Router, method, pattern string, h func(context.Contex
 // new, op.Middleware wraps h (the first outermost), the route goes into
 // the tree, and d into the list the document is built from.
 func (r *Router) add(op *spec, d *operation.Description, h http.Handler) {
-	for _, other := range r.api.ops {
-		if other.ID == d.ID {
-			panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
-		}
+	if other := r.api.opByID(d.ID); other != nil {
+		panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
 	}
 	if !d.Hidden {
 		r.api.documentable(d)
@@ -422,4 +420,22 @@ func compileOperation[I, O any](r *Router, op *spec) (*typedHandler[I, O], *oper
 		cond: cond, required: required && !safeMethod(op.Method), writes: cond || !safeMethod(op.Method)}
 	th.idem = idem
 	return th, d, nil
+}
+
+// opByID returns the operation registered with the operationId id, or
+// nil. The index takes in the operations appended since the last call,
+// whoever appended them, so that each operation is indexed once.
+func (a *api) opByID(id string) *operation.Description {
+	if a.indexed < len(a.ops) {
+		if a.byID == nil {
+			a.byID = make(map[string]*operation.Description, len(a.ops))
+		}
+		for _, d := range a.ops[a.indexed:] {
+			if _, dup := a.byID[d.ID]; !dup {
+				a.byID[d.ID] = d
+			}
+		}
+		a.indexed = len(a.ops)
+	}
+	return a.byID[id]
 }
