@@ -3,14 +3,19 @@ package vane
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/vane-http/vane/middleware"
 	"github.com/vane-http/vane/openapi"
@@ -242,5 +247,52 @@ func TestUnavailableWithoutADuration(t *testing.T) {
 	}
 	if w := serve(r, "GET", "/later", ""); w.Code != 503 || w.Header().Get("Retry-After") != "2" {
 		t.Errorf("Unavailable(1.5s): %d %v", w.Code, w.Header())
+	}
+}
+
+// The Option type's comment names every function that makes an Option,
+// and each is declared in options.go, as the comment says: an option
+// added elsewhere, or left out of the list, fails here.
+func TestOptionCommentListsEveryOption(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comment string
+	makers := map[string]string{} // function name: file
+	for _, f := range pkgs["vane"].Files {
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.Name == "Option" {
+						comment = d.Doc.Text()
+					}
+				}
+			case *ast.FuncDecl:
+				res := d.Type.Results
+				if d.Recv == nil && d.Name.IsExported() && res != nil && len(res.List) == 1 {
+					if id, ok := res.List[0].Type.(*ast.Ident); ok && id.Name == "Option" {
+						makers[d.Name.Name] = filepath.Base(fset.Position(d.Pos()).Filename)
+					}
+				}
+			}
+		}
+	}
+	if comment == "" || len(makers) < 20 {
+		t.Fatalf("found the comment %q and %d options", comment, len(makers))
+	}
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(comment, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		words[w] = true
+	}
+	for name, file := range makers {
+		if !words[name] {
+			t.Errorf("the Option comment does not name %s", name)
+		}
+		if file != "options.go" {
+			t.Errorf("%s is declared in %s, not options.go", name, file)
+		}
 	}
 }

@@ -644,7 +644,7 @@ func TestJSONPatchRFC(t *testing.T) {
 	}
 }
 
-// A JSON Patch holds at most 1,000 operations, or Op.MaxPatchOperations,
+// A JSON Patch holds at most 1,000 operations, or MaxPatchOperations,
 // as its schema says; more is a 422.
 func TestJSONPatchMaxOperations(t *testing.T) {
 	s := &petStore{pets: map[int]*storedPet{1: {version: 1, pet: patchPet{Name: "Rex", Species: "dog"}}}}
