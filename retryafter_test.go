@@ -14,7 +14,7 @@ func (unavailableErr) Error() string   { return "the database is down" }
 func (unavailableErr) StatusCode() int { return http.StatusServiceUnavailable }
 
 // Every 503 vane writes carries Retry-After: a handler's
-// ServiceUnavailable problem, a StatusError of 503, one an ErrorHook
+// Unavailable problem, a StatusError of 503, one an ErrorHook
 // makes, and the readiness probe's (draining or a failed check).
 func TestEvery503CarriesRetryAfter(t *testing.T) {
 	r := New(ErrorHook(func(req *http.Request, p *problem.Details) *problem.Details {
