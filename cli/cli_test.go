@@ -64,7 +64,7 @@ func newAPI(store map[int64]string, o *runOptions) (*vane.Router, openapi.Config
 	r := vane.New()
 	vane.Get(r, "/notes/{id}", func(ctx context.Context, in *GetNote) (*Note, error) {
 		return &Note{ID: in.ID, Text: store[in.ID]}, nil
-	}, func(op *vane.Op) { op.ID = "getNote" })
+	}, vane.ID("getNote"))
 	cfg := openapi.Config{Info: openapi.Info{Title: "Notes", Version: "1.2.3"}}
 	if o.PublicURL != "" {
 		cfg.Servers = []*openapi.Server{{URL: o.PublicURL}}
@@ -298,7 +298,7 @@ func TestOpenAPIError(t *testing.T) {
 	app := &cli.App[struct{}]{API: func(*struct{}) (*vane.Router, openapi.Config, error) {
 		r := vane.New()
 		vane.Get(r, "/x", func(context.Context, *struct{}) (*Note, error) { return nil, nil },
-			func(op *vane.Op) { op.Security = []map[string][]string{{"nowhere": nil}} })
+			vane.Security("nowhere"))
 		return r, openapi.Config{}, nil
 	}}
 	var out bytes.Buffer
