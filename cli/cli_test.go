@@ -19,7 +19,6 @@ import (
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/cli"
-	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/internal/oasvalidate"
 	"github.com/vane-http/vane/openapi"
 )
@@ -31,9 +30,6 @@ type Limits struct {
 type Common struct {
 	Debug bool `doc:"log at debug level"`
 }
-
-// The samples of docs/guide/cli.md are in this package's tests.
-func TestGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/cli.md") }
 
 // runOptions are the options of the notes service the tests run.
 type runOptions struct {

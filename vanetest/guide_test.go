@@ -11,11 +11,8 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane"
-	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/vanetest"
 )
-
-func TestGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/testing.md") }
 
 type GetNote struct {
 	ID int64 `path:"id" minimum:"1"`
