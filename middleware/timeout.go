@@ -81,13 +81,11 @@ const TimeoutBuffer = 64 << 10
 // routing works too, but copies the route back for [Logger] only when the
 // handler returns in time.
 //
-// Timeout is not inlined, so that every middleware it returns shares
-// one code pointer, by which Answers knows it.
-//
-//go:noinline
+// The handler it makes is an Answerer of its 503 (see Answers), which a
+// vane router documents on the operations behind it.
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return Answering(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			deadline := time.Now().Add(d)
 			ctx, cancel := context.WithDeadlineCause(r.Context(), deadline, errOwnDeadline)
 			defer cancel()
@@ -144,7 +142,7 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 				panic(http.ErrAbortHandler) // part of the response is out
 			}
 			go reportLatePanic(done, &panicVal)
-		})
+		}), timeoutAnswers...)
 	}
 }
 

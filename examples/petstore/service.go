@@ -56,7 +56,7 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 
 	// Liveness: the process answers. Readiness: it can serve (its database
 	// answers, and it is not shutting down).
-	r.Get("/healthz", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/healthz", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		io.WriteString(w, `{"status":"ok"}`+"\n")
@@ -75,10 +75,10 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r.Group("", a.acceptsEvents), "/pets/events", eventTypes,
-		a.serveEvents, summary("Follow changes to pets", "petEvents"),
-		responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
-		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
+	vane.Stream(r.Group("", vane.Middleware(a.acceptsEvents)), "/pets/events", eventTypes,
+		a.serveEvents, vane.ID("petEvents"), vane.Summary("Follow changes to pets"), vane.Tags("pets"),
+		vane.Responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
+		vane.Description("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
 			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
 			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+
 			"which hold its ID only."))
