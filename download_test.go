@@ -78,7 +78,7 @@ type Download struct {
 func downloadService(size int64, timeout, writeTimeout time.Duration, bodies chan<- synthetic) *vane.Server {
 	r := vane.New()
 	r.Use(middleware.RequestID, middleware.RealIP(middleware.RealIPConfig{}), middleware.Logger(slog.New(slog.DiscardHandler)))
-	api := r.Group("", middleware.Timeout(timeout))
+	api := r.Group("", vane.Middleware(middleware.Timeout(timeout)))
 	vane.Get(api, "/download", func(ctx context.Context, _ *struct{}) (*Download, error) {
 		body := newSynthetic(size)
 		bodies <- body
