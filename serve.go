@@ -78,7 +78,7 @@ type Server struct {
 
 	ReadHeaderTimeout time.Duration // reading the request line and headers
 	ReadTimeout       time.Duration // reading the whole request, body included
-	WriteTimeout      time.Duration // from the end of the headers to the end of the response
+	WriteTimeout      time.Duration // from the end of the headers to the end of the response; a download moves it on by as much before each chunk (docs/guide/downloads.md)
 	IdleTimeout       time.Duration // a keep-alive connection waiting for its next request
 	ShutdownTimeout   time.Duration // waiting for requests in flight once the listener is closed
 	MaxHeaderBytes    int           // request line and headers

@@ -257,7 +257,14 @@ func (b *builder) add(d *operation.Description) error {
 	if rb := d.RequestBody; rb != nil && len(rb.Content) > 0 {
 		body := &RequestBody{Description: rb.Description, Required: rb.Required, Content: map[string]*MediaType{}}
 		for _, c := range rb.Content {
-			body.Content[c.MediaType] = &MediaType{Schema: c.Schema}
+			mt := &MediaType{Schema: c.Schema}
+			for name, types := range c.Encoding {
+				if mt.Encoding == nil {
+					mt.Encoding = map[string]*Encoding{}
+				}
+				mt.Encoding[name] = &Encoding{ContentType: types}
+			}
+			body.Content[c.MediaType] = mt
 		}
 		op.RequestBody = body
 	}

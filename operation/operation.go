@@ -101,6 +101,10 @@ type RequestBody struct {
 type Content struct {
 	MediaType string
 	Schema    *schema.Schema
+	// Encoding gives, for a form body, the media types (a list, as
+	// OpenAPI's Encoding Object writes it) that a property's part may be
+	// sent as, by property name; nil when none says.
+	Encoding map[string]string
 }
 
 // Response is one documented response.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -133,18 +134,36 @@ func readiness(srv *vane.Server, store *Store) http.Handler {
 	return srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: store.Ping})
 }
 
-// gzipped compresses responses with gzhttp's defaults: bodies of at least
-// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding. A HEAD
+// gzipped compresses responses with gzhttp's defaults (bodies of at least
+// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding), except
+// images: they are compressed already, and a photo is served in byte
+// ranges (Range), which apply to the bytes as they are sent. Were a photo
+// sent gzipped whole, and in ranges of its plain bytes (gzhttp never
+// compresses a 206), a client resuming a cut download with If-Range would
+// join two different encodings under one ETag. A HEAD
 // request is served as its GET, whose body net/http does not send, so
 // that the two agree on Content-Encoding and Content-Length (RFC 9110
 // section 9.3.2; gzhttp leaves HEAD uncompressed, and a handler may write
-// no body for HEAD). The event stream keeps its HEAD: its GET never ends.
+// no body for HEAD), and without Range, which is for GET only. The event
+// stream keeps its HEAD: its GET never ends.
 func gzipped(next http.Handler) http.Handler {
-	gz := gzhttp.GzipHandler(next)
+	wrap, err := gzhttp.NewWrapper(gzhttp.ContentTypeFilter(func(ct string) bool {
+		return !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "image/") && gzhttp.DefaultContentTypeFilter(ct)
+	}))
+	if err != nil {
+		panic(err) // the options are fixed: a test catches any error
+	}
+	gz := wrap(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method == http.MethodHead && req.URL.Path != "/pets/events" {
 			r2 := *req
 			r2.Method = http.MethodGet
+			if req.Header["Range"] != nil {
+				// Range is for GET only: the HEAD is answered as its GET
+				// without it (RFC 9110 section 14.2).
+				r2.Header = req.Header.Clone()
+				r2.Header.Del("Range")
+			}
 			req = &r2
 		}
 		gz.ServeHTTP(w, req)
