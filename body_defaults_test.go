@@ -55,7 +55,7 @@ func TestBodyDefaultsApplied(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.body, func(t *testing.T) {
 			w := serve(r, "POST", "/search", c.body, "Content-Type", "application/json")
-			if w.Code != 200 {
+			if w.Code != 204 {
 				t.Fatalf("%d %s", w.Code, w.Body)
 			}
 			want := searchIn{}

@@ -9,6 +9,7 @@ import (
 	"github.com/vane-http/vane/internal/engine"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
+	"github.com/vane-http/vane/router"
 )
 
 // What a server other than net/http's (the fast engine, module
@@ -18,6 +19,7 @@ import (
 
 func init() {
 	engine.Hooks.Operation = engineOperation
+	engine.Hooks.Mux = func(h http.Handler) *router.Router { return h.(*Router).mux }
 	engine.Hooks.BaseContext = func(ctx context.Context, stop <-chan struct{}) context.Context {
 		return context.WithValue(ctx, shutdownKey{}, stop)
 	}
@@ -37,8 +39,8 @@ func init() {
 	}
 }
 
-// wrapped records th, the typed operation of key (method and full
-// pattern) that its Op.Middleware wrap, for engineOperation.
+// wrapped records th, the operation of key (method and full pattern)
+// that its own Middleware wrap, for engineOperation.
 func (a *api) wrapped(key string, th http.Handler) {
 	if a.typed == nil {
 		a.typed = map[string]http.Handler{}
@@ -84,7 +86,8 @@ func (h *typedHandler[I, O]) engineHandler() (engine.Handler, string) {
 // *http.Request: the same binding, validation, preconditions, handler
 // and answer, read from and written to the engine's request and writer.
 // An *http.Request is built (r.HTTP) only for what asks for one: an
-// input field of that type, a Resolver, the router's ErrorHook.
+// input field of that type, a Resolver, a Cursor field, the router's
+// ErrorHook.
 func (h *typedHandler[I, O]) serveEngine(w http.ResponseWriter, r *engine.Request) {
 	in := new(I)
 	ctx := r.Ctx
@@ -106,10 +109,14 @@ func (h *typedHandler[I, O]) serveEngine(w http.ResponseWriter, r *engine.Reques
 		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
 	}
 	st.Release()
-	if errs == nil && (h.resolver || h.resolvers != nil) {
-		errs = resolveFields(h.resolvers, in, request.get())
+	if errs == nil && h.after {
+		req := request.get()
+		if h.cursors != nil {
+			bindCursors(h.cursors, in, req)
+		}
+		errs = resolveFields(ctx, h.resolvers, in, req)
 		if h.resolver {
-			errs = append(errs, any(in).(Resolver).Resolve(request.get())...)
+			errs = append(errs, any(in).(Resolver).Resolve(ctx, req)...)
 		}
 	}
 	if errs != nil {

@@ -37,11 +37,11 @@ func TestRoutes(t *testing.T) {
 	r := vane.New()
 	r.Use(middleware.RequestID, middleware.Logger(nil))
 	vane.Get(r, "/native/{id}", okHandler)
-	vane.Get(r.Group("/timeout", middleware.Timeout(time.Second), middleware.Throttle(2, 1, time.Second)), "/{id}", okHandler)
-	vane.Get(r, "/opmw/{id}", okHandler, func(op *vane.Op) { op.Middleware = []func(http.Handler) http.Handler{middleware.Timeout(time.Second)} })
-	vane.Get(r.Group("/plain", plain), "/{id}", okHandler)
-	vane.Get(r, "/opplain/{id}", okHandler, func(op *vane.Op) { op.Middleware = []func(http.Handler) http.Handler{plain} })
-	r.Get("/handler", func(w http.ResponseWriter, req *http.Request) {})
+	vane.Get(r.Group("/timeout", vane.Middleware(middleware.Timeout(time.Second), middleware.Throttle(2, 1, time.Second))), "/{id}", okHandler)
+	vane.Get(r, "/opmw/{id}", okHandler, vane.Middleware(middleware.Timeout(time.Second)))
+	vane.Get(r.Group("/plain", vane.Middleware(plain)), "/{id}", okHandler)
+	vane.Get(r, "/opplain/{id}", okHandler, vane.Middleware(plain))
+	r.HandleFunc(http.MethodGet, "/handler", func(w http.ResponseWriter, req *http.Request) {})
 	vane.Stream(r, "/events", map[string]any{"tick": tick{}}, func(ctx context.Context, in *eventIn, send vane.Sender) error {
 		return nil
 	})
@@ -50,7 +50,7 @@ func TestRoutes(t *testing.T) {
 		"GET /timeout/{id}": "",
 		"GET /opmw/{id}":    "",
 		"GET /plain/{id}":   "middleware 3 of 3",
-		"GET /opplain/{id}": "Op.Middleware 1 of 1",
+		"GET /opplain/{id}": "its Middleware 1 of 1",
 		"GET /handler":      "not a typed operation",
 		"GET /events":       "an event stream",
 	}
@@ -82,7 +82,7 @@ func TestRoutes(t *testing.T) {
 func TestStrict(t *testing.T) {
 	r := vane.New()
 	vane.Get(r, "/native/{id}", okHandler)
-	r.Get("/plain", func(w http.ResponseWriter, req *http.Request) {})
+	r.HandleFunc(http.MethodGet, "/plain", func(w http.ResponseWriter, req *http.Request) {})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestAdapterFlush(t *testing.T) {
 	proceed := make(chan struct{})
 	bodyErr := make(chan error, 1)
 	r := vane.New()
-	r.Post("/flush", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodPost, "/flush", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "first\n")
 		w.(http.Flusher).Flush()
@@ -191,7 +191,7 @@ func TestEventStream(t *testing.T) {
 // and closed (the answer still read) when it is not.
 func TestUnreadBody(t *testing.T) {
 	r := vane.New()
-	r.Post("/refuse", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
+	r.HandleFunc(http.MethodPost, "/refuse", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
 	type in struct{ Body io.Reader }
 	vane.Post(r, "/native", func(ctx context.Context, _ *in) (*struct{}, error) { return nil, vane.Unauthorized("no") })
 	addr := serveOn(t, "fast", r, nil)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ import (
 // What each path costs, and that plain middleware runs: one typed
 // operation registered three times, alone (served natively), behind a
 // plain func(http.Handler) http.Handler of the router's group, and behind
-// one of its Op.Middleware (both served through the adapter, which runs
+// one given to it with vane.Middleware (both served through the adapter, which runs
 // the middleware). Each request is handed to the engine's handler
 // in-process, as fasthttp hands it over, and its allocations counted.
 
@@ -50,7 +49,7 @@ func stamp(name string) func(http.Handler) http.Handler {
 // called with requests built in-process.
 func costEngine(t testing.TB, r *vane.Router) fasthttp.RequestHandler {
 	t.Helper()
-	srv := &vane.Server{Handler: r, Signals: []os.Signal{}, Logger: slog.New(slog.DiscardHandler)}
+	srv := &vane.Server{Handler: r, NoSignals: true, Logger: slog.New(slog.DiscardHandler)}
 	e, err := newEngine(context.Background(), srv, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -71,14 +70,14 @@ func costRequest(target string) *fasthttp.RequestCtx {
 }
 
 // TestPlainMiddlewareRuns: plain middleware, of the router's groups and
-// of Op.Middleware, runs on the fast engine (through the adapter), in
+// of an operation's vane.Middleware, runs on the fast engine (through the adapter), in
 // order, never skipped; the route without it is native.
 func TestPlainMiddlewareRuns(t *testing.T) {
 	r := vane.New()
 	vane.Get(r, "/native/{id}", costHandler)
-	vane.Get(r.Group("/group", stamp("group")), "/{id}", costHandler)
-	vane.Get(r.Group("/both", stamp("group")), "/{id}", costHandler,
-		func(op *vane.Op) { op.Middleware = []func(http.Handler) http.Handler{stamp("op")} })
+	vane.Get(r.Group("/group", vane.Middleware(stamp("group"))), "/{id}", costHandler)
+	vane.Get(r.Group("/both", vane.Middleware(stamp("group"))), "/{id}", costHandler,
+		vane.Middleware(stamp("op")))
 	h := costEngine(t, r)
 	for target, want := range map[string][]string{
 		"/native/7?limit=3": nil,
@@ -120,7 +119,7 @@ func TestPathCost(t *testing.T) {
 	}
 	r := vane.New()
 	vane.Get(r, "/native/{id}", costHandler)
-	vane.Get(r.Group("/group", stamp("group")), "/{id}", costHandler)
+	vane.Get(r.Group("/group", vane.Middleware(stamp("group"))), "/{id}", costHandler)
 	h := costEngine(t, r)
 	allocs := map[string]float64{}
 	for _, target := range []string{"/native/7?limit=3", "/group/7?limit=3"} {

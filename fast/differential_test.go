@@ -131,7 +131,7 @@ type resolvedIn struct {
 	Tenant string `header:"X-Tenant"`
 }
 
-func (in *resolvedIn) Resolve(req *http.Request) []problem.FieldError {
+func (in *resolvedIn) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	if in.Tenant == "forbidden" {
 		return []problem.FieldError{{Location: "header.X-Tenant", Message: "no such tenant", Value: in.Tenant}}
 	}
@@ -161,7 +161,7 @@ func differentialRouter() *vane.Router {
 	})
 	vane.Post(r, "/items", func(ctx context.Context, in *createIn) (*createOut, error) {
 		return &createOut{Status: http.StatusCreated, Location: "/items/1", Body: in.Body}, nil
-	}, func(op *vane.Op) { op.Responses = map[int]string{201: "created"} })
+	}, vane.Responds(201, "created"))
 	vane.Put(r, "/items/{id}", func(ctx context.Context, in *updateIn) (*item, error) {
 		if err := in.Check(vane.Version{ETag: `"v1"`, Exists: true}); err != nil {
 			return nil, err
@@ -185,7 +185,7 @@ func differentialRouter() *vane.Router {
 			return nil, vane.Error(http.StatusRequestEntityTooLarge, err.Error())
 		}
 		return &readerOut{Body: strings.NewReader(strings.Repeat(string(b), 3))}, nil
-	}, func(op *vane.Op) { op.BodyLimit = 64 })
+	}, vane.BodyLimit(64))
 	vane.Get(r, "/deep", func(ctx context.Context, in *deepIn) (*deepIn, error) { return in, nil })
 	vane.Get(r, "/files/{path...}", func(ctx context.Context, in *filesIn) (*filesIn, error) { return in, nil })
 	vane.Get(r, "/req/{id}", func(ctx context.Context, in *withRequestIn) (*echo, error) {
@@ -197,7 +197,7 @@ func differentialRouter() *vane.Router {
 		case 404:
 			return nil, vane.NotFound("no such thing")
 		case 503:
-			return nil, vane.ServiceUnavailable("later")
+			return nil, vane.Unavailable(0, "later")
 		case 500:
 			return nil, errors.New("a secret the client must not see")
 		case 418:

@@ -17,13 +17,15 @@ import (
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/internal/engine"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/router"
 )
 
 // server is what the engine serves: the handler, and for a *vane.Router
 // the native chain of each route that has one.
 type server struct {
-	router  *vane.Router // nil when the handler is not a vane router
-	handler http.Handler // the whole handler as net/http serves it, for the adapter
+	router  *vane.Router   // nil when the handler is not a vane router
+	mux     *router.Router // router's tree of routes
+	handler http.Handler   // the whole handler as net/http serves it, for the adapter
 	routes  []engine.Handler
 	reasons []string // why a route has no native chain ("" when it has)
 	base    context.Context
@@ -36,6 +38,11 @@ type server struct {
 	// tooLarge holds the headers of requests whose declared body is over
 	// limit, from HeaderReceived until they are answered.
 	tooLarge sync.Map // *fasthttp.RequestHeader -> struct{}
+}
+
+// setRouter makes r the router s serves.
+func (s *server) setRouter(r *vane.Router) {
+	s.router, s.mux = r, engine.Hooks.Mux(r)
 }
 
 // compile builds s's native chains: for each route of the router, the
@@ -56,7 +63,7 @@ func (s *server) compile() {
 }
 
 func (s *server) nativeChain(i int, rt vane.RouteInfo) (engine.Handler, string) {
-	layers, registered := s.router.Layers(i)
+	layers, registered := s.mux.Layers(i)
 	h, opMws, why := engine.Hooks.Operation(s.router, rt.Method, rt.Pattern, registered)
 	if h == nil {
 		return nil, why
@@ -75,7 +82,7 @@ func (s *server) nativeChain(i int, rt vane.RouteInfo) (engine.Handler, string) 
 	for j, mw := range opMws {
 		m, ok := engine.Native(mw)
 		if !ok {
-			return nil, fmt.Sprintf("Op.Middleware %d of %d (%s) has no engine form", j+1, len(opMws), funcName(mw))
+			return nil, fmt.Sprintf("its Middleware %d of %d (%s) has no engine form", j+1, len(opMws), funcName(mw))
 		}
 		forms = append(forms, m)
 	}
@@ -101,7 +108,7 @@ func (s *server) getState() *state {
 	}
 	max := 0
 	if s.router != nil {
-		max = s.router.MaxParams()
+		max = s.mux.MaxParams()
 	}
 	return &state{header: make(http.Header, 16), params: make([]string, max)}
 }
@@ -148,7 +155,7 @@ func (s *server) handle(c *fasthttp.RequestCtx) {
 	}
 	if s.router != nil && native(r.Path, r.RawQuery) {
 		st.params = st.params[:cap(st.params)]
-		if m, ok := s.router.Lookup(r.Method, r.Path, st.params); ok && s.routes[m.Route] != nil {
+		if m, ok := s.mux.Lookup(r.Method, r.Path, st.params); ok && s.routes[m.Route] != nil {
 			r.Pattern, r.Params = m.Pattern, st.params[:m.Params]
 			s.serveNative(c, st, s.routes[m.Route])
 			if b != nil {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/fast"
@@ -34,7 +33,7 @@ func Example() {
 	vane.Get(r, "/greet/{name}", func(ctx context.Context, in *greetIn) (*greetOut, error) {
 		return &greetOut{Message: "Hello, " + in.Name + "!"}, nil
 	})
-	legacy := r.Group("/legacy", func(next http.Handler) http.Handler { return next })
+	legacy := r.Group("/legacy", vane.Middleware(func(next http.Handler) http.Handler { return next }))
 	vane.Get(legacy, "/greet/{name}", func(ctx context.Context, in *greetIn) (*greetOut, error) {
 		return &greetOut{Message: "Hello, " + in.Name + "!"}, nil
 	})
@@ -47,7 +46,7 @@ func Example() {
 		panic(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	srv := &vane.Server{Handler: r, Signals: []os.Signal{}, Logger: slog.New(slog.DiscardHandler)}
+	srv := &vane.Server{Handler: r, NoSignals: true, Logger: slog.New(slog.DiscardHandler)}
 	done := make(chan error, 1)
 	go func() { done <- fast.ServeListener(ctx, srv, ln) }()
 

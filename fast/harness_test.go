@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -33,7 +32,7 @@ func serveOn(t testing.TB, eng string, h http.Handler, mod func(*vane.Server)) s
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &vane.Server{Handler: h, Signals: []os.Signal{}, ShutdownTimeout: patience}
+	srv := &vane.Server{Handler: h, NoSignals: true, ShutdownTimeout: patience}
 	if mod != nil {
 		mod(srv)
 	}

@@ -41,7 +41,7 @@ func middlewareRouter(logger *slog.Logger, entered, gate chan struct{}) *vane.Ro
 		return &whoOut{RequestID: middleware.RequestIDFrom(ctx), Client: middleware.ClientIPFrom(ctx).String()}, nil
 	})
 	vane.Get(r, "/boom", func(ctx context.Context, in *struct{}) (*whoOut, error) { panic("boom") })
-	slow := r.Group("/s", middleware.Timeout(200*time.Millisecond))
+	slow := r.Group("/s", vane.Middleware(middleware.Timeout(200*time.Millisecond)))
 	vane.Get(slow, "/slow", func(ctx context.Context, in *sleepIn) (*whoOut, error) {
 		select {
 		case <-time.After(time.Duration(in.MS) * time.Millisecond):
@@ -50,7 +50,7 @@ func middlewareRouter(logger *slog.Logger, entered, gate chan struct{}) *vane.Ro
 		}
 		return &whoOut{RequestID: "late"}, nil
 	})
-	one := r.Group("/t", middleware.Throttle(1, 0, 0))
+	one := r.Group("/t", vane.Middleware(middleware.Throttle(1, 0, 0)))
 	vane.Get(one, "/one", func(ctx context.Context, in *struct{}) (*whoOut, error) {
 		entered <- struct{}{}
 		<-gate

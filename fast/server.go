@@ -85,7 +85,8 @@ type Route struct {
 // Routes reports, for each route of r, whether the engine serves it
 // natively or through the net/http adapter, and why.
 func Routes(r *vane.Router) []Route {
-	s := &server{router: r, recover: nil}
+	s := &server{}
+	s.setRouter(r)
 	s.compile()
 	out := make([]Route, len(s.routes))
 	for i, info := range r.Routes() {
@@ -146,7 +147,7 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 		if err := r.Check(); err != nil {
 			return nil, err
 		}
-		s.router = r
+		s.setRouter(r)
 		s.compile()
 		if err := s.report(o.strict); err != nil {
 			return nil, err

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +29,7 @@ type echoIn struct {
 func TestDrain(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{})
-	srv := &vane.Server{Signals: []os.Signal{}, DrainDelay: time.Second, ShutdownTimeout: patience}
+	srv := &vane.Server{NoSignals: true, DrainDelay: time.Second, ShutdownTimeout: patience}
 	r := vane.New()
 	r.Handle(http.MethodGet, "/readyz", srv.ReadinessHandler())
 	vane.Get(r, "/ping", func(ctx context.Context, in *struct{}) (*pingOut, error) { return &pingOut{true}, nil })
@@ -98,7 +97,7 @@ func TestDrain(t *testing.T) {
 func TestLimits(t *testing.T) {
 	r := vane.New()
 	vane.Post(r, "/echo", func(ctx context.Context, in *echoIn) (*[]byte, error) { return &in.Body, nil },
-		func(op *vane.Op) { op.BodyLimit = -1 }) // only the server's limit
+		vane.BodyLimit(vane.Off)) // only the server's limit
 	limits := func(s *vane.Server) { s.MaxBodyBytes, s.MaxHeaderBytes = 100, 1024 }
 	cases := map[string]string{
 		"declared over":   req("POST", "/echo", strings.Repeat("x", 200), "Content-Type: application/octet-stream"),
@@ -167,7 +166,7 @@ func TestOverload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeListener(ctx, &vane.Server{Handler: r, Signals: []os.Signal{}}, ln, MaxConnections(1))
+		done <- ServeListener(ctx, &vane.Server{Handler: r, NoSignals: true}, ln, MaxConnections(1))
 	}()
 	defer func() { cancel(); <-done }()
 	addr := ln.Addr().String()
@@ -211,7 +210,7 @@ func TestStopAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		srv := &vane.Server{Handler: vane.New(), Signals: []os.Signal{}, Logger: slog.New(slog.DiscardHandler),
+		srv := &vane.Server{Handler: vane.New(), NoSignals: true, Logger: slog.New(slog.DiscardHandler),
 			OnListen: func(net.Addr) { cancel() }}
 		done := make(chan error, 1)
 		go func() { done <- ServeListener(ctx, srv, ln) }()

@@ -75,6 +75,7 @@ func attack(t *testing.T, engine string) {
 		{"cors", corsCases},
 		{"writes", writes},
 		{"secrets", secrets},
+		{"downloads", downloads},
 	} {
 		t.Run(area.name, func(t *testing.T) { area.run(t, s) })
 	}

@@ -168,7 +168,7 @@ func serveFast(t *testing.T, h http.Handler) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	srv := &vane.Server{Handler: h, Signals: []os.Signal{}, Logger: slog.New(slog.DiscardHandler)}
+	srv := &vane.Server{Handler: h, NoSignals: true, Logger: slog.New(slog.DiscardHandler)}
 	go func() { done <- fast.ServeListener(ctx, srv, ln) }()
 	t.Cleanup(func() {
 		cancel()

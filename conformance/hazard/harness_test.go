@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -184,7 +183,7 @@ func (rg *rig) startFast(h http.Handler, http2 bool) {
 	if err != nil {
 		rg.t.Fatal(err)
 	}
-	srv := &vane.Server{Handler: h, Signals: []os.Signal{}, ShutdownTimeout: patience, Logger: slog.New(slog.DiscardHandler)}
+	srv := &vane.Server{Handler: h, NoSignals: true, ShutdownTimeout: patience, Logger: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- fast.ServeListener(ctx, srv, ln) }()

@@ -22,6 +22,8 @@ import (
 	"net/url"
 	"sync"
 	"unsafe"
+
+	"github.com/vane-http/vane/router"
 )
 
 // Request is a request as a server other than net/http's hands it to
@@ -132,9 +134,14 @@ func Native(mw func(http.Handler) http.Handler) (Middleware, bool) {
 // Hooks are what the root package provides to an engine, set by its init.
 var Hooks struct {
 	// Operation returns the native form of the handler h registered for
-	// method and pattern on router (a *vane.Router), and the Op.Middleware
-	// it runs inside, innermost last; or why it has none.
+	// method and pattern on router (a *vane.Router), and the middleware
+	// given to that operation (vane.Middleware) it runs inside, innermost
+	// last; or why it has none.
 	Operation func(router http.Handler, method, pattern string, h http.Handler) (Handler, []func(http.Handler) http.Handler, string)
+
+	// Mux returns the tree of routes of r (a *vane.Router), whose Lookup
+	// and Layers an engine reads.
+	Mux func(r http.Handler) *router.Router
 
 	// BaseContext returns ctx with what vane's handlers read from a
 	// server's base context: stop, closed when the server begins to shut

@@ -26,10 +26,10 @@ func init() {
 // operation is served natively, or the server does not start.
 func serveVaneFast(ctx context.Context, addr string) error {
 	srv := &vane.Server{
-		Addr:    addr,
-		Handler: vaneTyped(),
-		Signals: []os.Signal{}, // main's context carries SIGINT and SIGTERM
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Addr:      addr,
+		Handler:   vaneTyped(),
+		NoSignals: true, // main's context carries SIGINT and SIGTERM
+		Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	return fast.ListenAndServe(ctx, srv, fast.Strict())
 }
