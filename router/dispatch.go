@@ -3,30 +3,38 @@ package router
 import (
 	"net/http"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
-// stackParams is how many parameter values a lookup records on the stack;
-// a router with routes of more parameters matches into pooled scratch space.
-const stackParams = 8
-
 // dispatch routes req and serves it (everything ServeHTTP does but the
-// router-wide middleware).
+// router-wide middleware): the route's handler, a redirect or a miss.
 func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
-	p := req.URL.Path
-	if req.URL.RawPath != "" {
-		m.dispatchEscaped(w, req)
-		return
-	}
-	// Only a target that is not origin-form, or whose query holds a '#',
-	// needs a closer look (checkTarget); a '#' in the path makes net/http
-	// keep the path as sent in RawPath, so dispatchEscaped looks there.
-	// Two tests on the way of a request without a query.
-	if t := req.RequestURI; t != "" && t[0] != '/' {
+	p, escaped := req.URL.Path, req.URL.RawPath != ""
+	if escaped {
+		// The path was sent with escapes that matter (such as %2F). It is
+		// routed on the escaped path with every escape but %2F and %25
+		// decoded, so an escaped slash stays inside its segment; Param
+		// unescapes each value it is asked for.
+		if m.refuseTarget(w, req) {
+			return
+		}
+		// Dot segments count as they were sent, escaped or not; an
+		// escaped slash (%2F) is part of its segment, not a separator to
+		// clean. RawPath is only a hint: EscapedPath ignores it unless it
+		// is a valid encoding of Path.
+		e := req.URL.EscapedPath()
+		if m.redirectClean && !isClean(unescapeDots(e)) && req.Method != http.MethodConnect {
+			m.redirectCleaned(w, req)
+			return
+		}
+		p = routingPath(e)
+	} else if t := req.RequestURI; t != "" && t[0] != '/' {
+		// Only a target that is not origin-form, or whose query holds a
+		// '#', needs a closer look (checkTarget); a '#' in the path makes
+		// net/http keep the path as sent in RawPath, so the escaped case
+		// looks there. Two tests on the way of a request without a query.
 		if m.refuseTarget(w, req) {
 			return
 		}
@@ -34,78 +42,46 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 		writeProblem(w, http.StatusBadRequest, problemFragment)
 		return
 	}
-	f := m.flat.Load()
-	if f == nil {
-		f = m.compiled()
-	}
-	if m.maxParams > stackParams {
-		m.dispatchScratch(w, req, f, p)
-		return
-	}
+	f := m.compiled()
 	var buf [stackParams]span
-	// lookup, written out (methodRoute, then lookupAfter only where it has
-	// something to try): one call fewer and one set of register spills a
-	// request, about 6% of a Google+ or GitHub table pass.
-	var rt *route
-	i := methodIndex(req.Method)
-	if i >= 0 {
-		if f.mayHaveStatic(uint8(i), p) {
-			rt = f.findStatic(uint8(i), p)
-		}
-		if rt == nil && f.roots[i] != 0 {
-			rt = f.match(f.roots[i]-1, p, 0, 0, buf[:])
-		}
+	vals := buf[:]
+	if m.maxParams > stackParams {
+		s := m.getScratch()
+		defer scratchPool.Put(s)
+		vals = s.spans
 	}
-	if rt == nil && (i < 0 || i == 1 || f.methods&(1<<anyMethodID) != 0) { // a custom method, HEAD, or Mount has routes
-		rt = f.lookupAfter(i, req.Method, p, buf[:])
-	}
+	rt := f.find(methodIndex(req.Method), req.Method, p, vals, true)
 	switch {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)
-	case rt.nparams == 0:
-		req.Pattern = f.pattern(rt)
-		rt.handler(w, req)
-	case m.redirectClean && (rt.catchAll || dotted(p, buf[:rt.nparams])) && !cleanValues(rt, p, buf[:]):
+	case !escaped && rt.nparams > 0 && m.redirectClean && !cleanValues(rt, p, vals):
 		// Patterns have no empty, "." or ".." segments, so only what
-		// parameters matched can make a matched path unclean.
+		// parameters matched can make a matched path unclean (an escaped
+		// path was checked whole).
 		m.unmatched(w, req, p, rt)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, buf[:]):
+	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, vals):
 	default:
-		// serve, written out: the call is most of what it would add.
-		req.Pattern = f.pattern(rt)
-		if m.stdValues {
-			setPathValues(req, rt, p, buf[:], false)
+		// The handler gets req itself, with req.Pattern set to the
+		// route's pattern, from which Param reads the values; with
+		// StdPathValues, they are also stored with req.SetPathValue.
+		req.Pattern = rt.pattern
+		if m.stdValues && rt.nparams > 0 {
+			setPathValues(req, rt, p, vals, escaped)
 		}
 		rt.handler(w, req)
 	}
 }
 
-// dispatchScratch is dispatch for routers with routes of more than
-// stackParams parameters: it matches into pooled scratch space, which no
-// handler sees.
-func (m *mux) dispatchScratch(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
-	s := m.getScratch()
-	defer scratchPool.Put(s)
-	rt := f.lookup(req.Method, p, s.spans)
-	switch {
-	case rt == nil:
-		m.unmatched(w, req, p, nil)
-	case rt.nparams == 0:
-		req.Pattern = f.pattern(rt)
-		rt.handler(w, req)
-	case m.redirectClean && !cleanValues(rt, p, s.spans):
-		m.unmatched(w, req, p, rt)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
-	default:
-		m.serve(w, req, f, rt, p, s.spans, false)
-	}
-}
+// stackParams is how many parameter values dispatch records on the stack;
+// a router with routes of more parameters matches into pooled scratch
+// space.
+const stackParams = 8
 
 // scratch is matching state that no handler sees: parameter spans for
-// routers with many parameters, and a buffer for paths to probe.
+// routers with many parameters, and for the lookups that probe another
+// path.
 type scratch struct {
 	spans []span
-	buf   []byte
 }
 
 // scratchPool holds scratch space for every router.
@@ -144,29 +120,13 @@ func (m *mux) subtreeRedirect(w http.ResponseWriter, req *http.Request, p string
 	}
 	s := m.getScratch()
 	defer scratchPool.Put(s)
-	s.buf = append(append(s.buf[:0], p...), '/')
-	alt := unsafe.String(&s.buf[0], len(s.buf))
+	alt := p + "/" // on the stack for a path of up to 31 bytes
 	other := m.compiled().lookup(req.Method, alt, s.spans)
 	if other == nil || other.catchAll && s.spans[other.nparams-1].start != len(alt) {
 		return false
 	}
 	m.redirect(w, req, req.URL.EscapedPath()+"/")
 	return true
-}
-
-// dotted reports whether a value at vals in p begins with a dot, the only
-// way a value of a {name} parameter can be an unclean segment. Inlined; it
-// needs the values to be non-empty, so not a catch-all's: then every
-// start is inside p (match recorded it), and is read without a bounds
-// check.
-func dotted(p string, vals []span) bool {
-	b := unsafe.Pointer(unsafe.StringData(p))
-	for _, s := range vals {
-		if *(*byte)(unsafe.Add(b, s.start)) == '.' {
-			return true
-		}
-	}
-	return false
 }
 
 // cleanValues reports whether the parameter values rt matched in p, at
@@ -190,49 +150,6 @@ func cleanValues(rt *route, p string, vals []span) bool {
 		return cleanSegments(p[s.start:s.end])
 	}
 	return true
-}
-
-// dispatchEscaped routes a request whose path was sent with escapes that
-// matter (URL.RawPath is set, e.g. for %2F). It routes on the escaped path
-// with every escape but %2F and %25 decoded, so an escaped slash stays
-// inside its segment; Param unescapes each value it is asked for.
-func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
-	if m.refuseTarget(w, req) {
-		return
-	}
-	// Dot segments count as they were sent, escaped or not; an escaped
-	// slash (%2F) is part of its segment, not a separator to clean.
-	if m.redirectClean && !isClean(unescapeDots(req.URL.EscapedPath())) && req.Method != http.MethodConnect {
-		m.redirectCleaned(w, req)
-		return
-	}
-	// RawPath is only a hint: EscapedPath ignores it unless it is a valid
-	// encoding of Path.
-	p := routingPath(req.URL.EscapedPath())
-	s := m.getScratch()
-	defer scratchPool.Put(s)
-	f := m.compiled()
-	rt := f.lookup(req.Method, p, s.spans)
-	switch {
-	case rt == nil:
-		m.miss(w, req, p)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
-	default:
-		m.serve(w, req, f, rt, p, s.spans, true)
-	}
-}
-
-// serve runs the route's handler. The handler gets req itself, with
-// req.Pattern set to the route's pattern, from which Param reads the
-// values; with StdPathValues, the values at vals in the path p (escaped if
-// escaped) are also stored with req.SetPathValue. (dispatch does the
-// same for the common case itself.)
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *route, p string, vals []span, escaped bool) {
-	req.Pattern = f.pattern(rt)
-	if m.stdValues {
-		setPathValues(req, rt, p, vals, escaped)
-	}
-	rt.handler(w, req)
 }
 
 // setPathValues stores the values of the route that matched req with
@@ -293,23 +210,17 @@ func (m *mux) notFoundAnswer(w http.ResponseWriter, req *http.Request) {
 }
 
 // matchesWithSlashToggled reports whether p with its trailing slash removed,
-// or one added, matches a route of method. It does not allocate.
+// or one added, matches a route of method. It does not allocate for a
+// path of up to 31 bytes (the path with the slash added is then on the
+// stack).
 func (m *mux) matchesWithSlashToggled(method, p string) bool {
 	s := m.getScratch()
 	defer scratchPool.Put(s)
 	alt := p[:len(p)-1]
 	if p[len(p)-1] != '/' {
-		s.buf = append(append(s.buf[:0], p...), '/')
-		alt = unsafe.String(&s.buf[0], len(s.buf))
+		alt = p + "/"
 	}
 	return m.compiled().lookup(method, alt, s.spans) != nil
-}
-
-func toggleSlash(p string) string {
-	if strings.HasSuffix(p, "/") {
-		return p[:len(p)-1]
-	}
-	return p + "/"
 }
 
 // allowed returns the Allow header for path p: the methods with a route
@@ -334,12 +245,12 @@ func (m *mux) allowed(p string) string {
 		}
 	} else {
 		for i := range found {
-			if f.methods&(1<<i) != 0 && f.methodRoute(i, p, vals) != nil {
+			if f.methods&(1<<i) != 0 && f.find(i, "", p, vals, false) != nil {
 				found[i], some = true, true
 			}
 		}
-		for name, root := range f.custom {
-			if f.match(root-1, p, 0, 0, vals) != nil {
+		for name := range f.custom {
+			if f.find(-1, name, p, vals, false) != nil {
 				custom = append(custom, name)
 			}
 		}
@@ -388,136 +299,6 @@ func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) 
 // than redirected to itself.
 func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
 	m.redirect(w, req, cleanPath(unescapeDots(req.URL.EscapedPath())))
-}
-
-// unescapeDots returns the escaped path p with every %2E or %2e as ".".
-func unescapeDots(p string) string {
-	if !strings.Contains(p, "%2") {
-		return p
-	}
-	return strings.NewReplacer("%2E", ".", "%2e", ".").Replace(p)
-}
-
-// isClean reports whether the path p has no empty, "." or ".." segment (a
-// trailing slash is not an empty segment). A path that does not begin with
-// '/', such as "*", has nothing to clean.
-func isClean(p string) bool { return p == "" || p[0] != '/' || cleanSegments(p[1:]) }
-
-// cleanSegments reports whether the '/'-separated segments of s are neither
-// "." nor "..", nor empty but for the last. A segment can only go wrong
-// where it begins with '/' or '.', that is at the start of s or where '/'
-// is followed by '/' or '.': it looks for those pairs eight bytes at a
-// time (words overlapping by one byte, so that no pair straddles two), and
-// only where it finds one walks the segments byte by byte.
-func cleanSegments(s string) bool {
-	n := len(s)
-	if n == 0 {
-		return true
-	}
-	if s[0] == '/' || s[0] == '.' {
-		return cleanSegmentsSlow(s)
-	}
-	p := unsafe.Pointer(unsafe.StringData(s))
-	if n < 8 {
-		for i := 0; i+1 < n; i++ {
-			if s[i] == '/' && (s[i+1] == '/' || s[i+1] == '.') {
-				return cleanSegmentsSlow(s)
-			}
-		}
-		return true
-	}
-	for i := 0; ; i += 7 {
-		if i+8 > n {
-			i = n - 8 // the last word, overlapping the one before
-		}
-		x := load64(unsafe.Add(p, i))
-		sl := bytesEqual(x, '/')
-		if sl&((sl|bytesEqual(x, '.'))>>8) != 0 {
-			return cleanSegmentsSlow(s)
-		}
-		if i+8 == n {
-			return true
-		}
-	}
-}
-
-// bytesEqual returns x with the high bit of each byte set where that byte
-// of x is c, and every other bit clear (exactly: no false positives).
-func bytesEqual(x uint64, c byte) uint64 {
-	t := x ^ lowBits*uint64(c)
-	return ^((t&lowSevenBits + lowSevenBits) | t) & highBits
-}
-
-// cleanSegmentsSlow is cleanSegments one byte at a time.
-func cleanSegmentsSlow(s string) bool {
-	prev := byte('/') // s begins a segment
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if prev == '/' && (c == '/' || c == '.') {
-			if c == '/' {
-				return false // an empty segment before the last
-			}
-			j := i + 1
-			if j < len(s) && s[j] == '.' {
-				j++
-			}
-			if j == len(s) || s[j] == '/' {
-				return false // the segment is "." or ".."
-			}
-		}
-		prev = c
-	}
-	return true
-}
-
-// cleanPath returns the canonical form of p, keeping a trailing slash.
-func cleanPath(p string) string {
-	if p == "" || p[0] != '/' {
-		p = "/" + p
-	}
-	c := path.Clean(p)
-	if strings.HasSuffix(p, "/") && c != "/" {
-		c += "/"
-	}
-	return c
-}
-
-// routingPath decodes every escape of the escaped path raw except %2F and
-// %25, which stay escaped so that the segments stay as the client sent them.
-func routingPath(raw string) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '%' && i+2 < len(raw) {
-			hi, lo := unhex(raw[i+1]), unhex(raw[i+2])
-			if hi < 16 && lo < 16 {
-				d := hi<<4 | lo
-				if d != '/' && d != '%' {
-					b.WriteByte(d)
-					i += 2
-					continue
-				}
-				b.WriteString(raw[i : i+3])
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
 }
 
 // refuseTarget answers 400 to a request whose target (req.RequestURI, as

@@ -95,6 +95,31 @@ func TestMatchPriority(t *testing.T) {
 	expectRoutes(t, r, tests)
 }
 
+// TestOverlapServeMuxRefuses: /p/{x}/c and /p/b/{y} both match /p/b/c and
+// neither matches only paths the other does, so ServeMux refuses to
+// register the second; the router takes both and gives /p/b/c to the
+// route whose static segment comes first from the left (Router's doc).
+func TestOverlapServeMuxRefuses(t *testing.T) {
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("ServeMux accepted /p/{x}/c beside /p/b/{y}; the Router doc says it refuses")
+			}
+		}()
+		m := http.NewServeMux()
+		m.HandleFunc("/p/{x}/c", func(http.ResponseWriter, *http.Request) {})
+		m.HandleFunc("/p/b/{y}", func(http.ResponseWriter, *http.Request) {})
+	}()
+	for _, order := range [][]string{{"/p/{x}/c", "/p/b/{y}"}, {"/p/b/{y}", "/p/{x}/c"}} {
+		r := echoRouter(t, nil, order...)
+		expectRoutes(t, r, []struct{ path, want string }{
+			{"/p/b/c", "/p/b/{y} y=c"},
+			{"/p/b/d", "/p/b/{y} y=d"},
+			{"/p/a/c", "/p/{x}/c x=a"},
+		})
+	}
+}
+
 func TestNoMatch(t *testing.T) {
 	r := echoRouter(t, []Option{RedirectTrailingSlash(false)}, "/users/{id}", "/users/{id}/posts", "/x/{p...}")
 	for _, p := range []string{"/users/", "/users", "/users/1/posts/", "/users/1/post", "/x", "/y", "/usersx/1"} {
