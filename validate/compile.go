@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strconv"
 	"unsafe"
 
 	"github.com/vane-http/vane/schema"
@@ -165,35 +166,51 @@ func (c *compiler) list(t reflect.Type, s *schema.Schema) (node, error) {
 func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
 	switch t.Kind() {
 	case reflect.String:
-		return func(a, b unsafe.Pointer) bool { return *(*string)(a) == *(*string)(b) }
+		return equalAs[string]
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		size := t.Size()
-		return func(a, b unsafe.Pointer) bool {
-			return unsafe.String((*byte)(a), size) == unsafe.String((*byte)(b), size)
+		switch t.Size() { // equal integers (and booleans) have equal bits
+		case 1:
+			return equalAs[uint8]
+		case 2:
+			return equalAs[uint16]
+		case 4:
+			return equalAs[uint32]
 		}
+		return equalAs[uint64]
 	case reflect.Float32:
-		return func(a, b unsafe.Pointer) bool { return *(*float32)(a) == *(*float32)(b) }
+		return equalAs[float32]
 	case reflect.Float64:
-		return func(a, b unsafe.Pointer) bool { return *(*float64)(a) == *(*float64)(b) }
+		return equalAs[float64]
 	}
 	key := keyFunc(t) // as JSON instances, like the sets of long lists
 	return func(a, b unsafe.Pointer) bool { return key(a) == key(b) }
 }
 
+// equalAs reports whether the values of type T at a and b are equal.
+func equalAs[T comparable](a, b unsafe.Pointer) bool { return *(*T)(a) == *(*T)(b) }
+
 // keyFunc returns a function giving each value of type t a key such that
 // two values have the same key exactly when equalFunc finds them equal (as
-// JSON instances: 0 and -0 are one number). Numbers and booleans are their
-// bytes, strings themselves, anything else its JSON encoding (map keys
-// sorted), which is what the document's uniqueItems compares.
+// JSON instances: 0 and -0 are one number). Integers and booleans are
+// their bits in hexadecimal, strings themselves, anything else its JSON
+// encoding (map keys sorted), which is what the document's uniqueItems
+// compares.
 func keyFunc(t reflect.Type) func(p unsafe.Pointer) string {
 	switch t.Kind() {
 	case reflect.String:
 		return func(p unsafe.Pointer) string { return *(*string)(p) }
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		size := t.Size()
-		return func(p unsafe.Pointer) string { return string(unsafe.Slice((*byte)(p), size)) }
+		switch t.Size() {
+		case 1:
+			return bitsKey[uint8]
+		case 2:
+			return bitsKey[uint16]
+		case 4:
+			return bitsKey[uint32]
+		}
+		return bitsKey[uint64]
 	case reflect.Float32:
 		return func(p unsafe.Pointer) string { return floatKey(float64(*(*float32)(p))) }
 	case reflect.Float64:
@@ -206,6 +223,11 @@ func keyFunc(t reflect.Type) func(p unsafe.Pointer) string {
 		}
 		return string(b)
 	}
+}
+
+// bitsKey is the key of the integer of type T at p: its bits.
+func bitsKey[T uint8 | uint16 | uint32 | uint64](p unsafe.Pointer) string {
+	return strconv.FormatUint(uint64(*(*T)(p)), 16)
 }
 
 func floatKey(f float64) string {

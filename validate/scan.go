@@ -425,16 +425,15 @@ func (s *jscan) fail(name, msg string) {
 // match finds the property named by the raw key, exactly as the decoder
 // does: a key that differs in case names no property.
 func (n *scanNode) match(raw []byte, esc bool) *scanProp {
-	key := unsafe.String(unsafe.SliceData(raw), len(raw))
 	if esc {
-		var k string
-		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
+		var key string
+		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &key) != nil {
 			return nil
 		}
-		key = k
+		raw = []byte(key)
 	}
 	for i := range n.props {
-		if n.props[i].name == key {
+		if n.props[i].name == string(raw) { // compared without a copy
 			return &n.props[i]
 		}
 	}

@@ -449,7 +449,12 @@ func (s *structNode) checkPresent(p unsafe.Pointer, c *collector, present uint64
 	return ok
 }
 
-// isEmpty reports whether the value at p is what omitempty omits.
+// isEmpty reports whether the value at p, of kind k, is at the zero value
+// that makes the checkers take an omitempty field for absent: an empty
+// string or slice, a nil pointer or map, false, 0. That is omitempty's
+// rule but for maps: a non-nil empty map counts as present (its length
+// needs reflect) and is checked with its value, and so is an array or an
+// interface.
 func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
 	switch k {
 	case reflect.String:
@@ -457,7 +462,7 @@ func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
 	case reflect.Slice:
 		return len(*(*[]byte)(p)) == 0 // every slice header has the layout of a []byte's
 	case reflect.Map, reflect.Pointer:
-		return *(*unsafe.Pointer)(p) == nil // a map's length needs reflect; nil is the common case
+		return *(*unsafe.Pointer)(p) == nil
 	case reflect.Bool:
 		return !*(*bool)(p)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
