@@ -3,10 +3,12 @@ package vane_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vane-http/vane"
@@ -14,38 +16,26 @@ import (
 	"github.com/vane-http/vane/problem"
 )
 
-// rawRequest sends raw on a new connection to base's host and returns the
-// first status line the server answers (an interim 100 Continue is
-// skipped and reported), or "" when none came within wait.
-func rawRequest(t *testing.T, base, raw string, closeWrite bool, wait time.Duration) (status string, sawContinue bool, took time.Duration) {
+// rawRequest sends raw on a new TCP connection to base's host and
+// returns the first status line the server answers (an interim 100
+// Continue is skipped and reported), or "" when none came within a
+// minute: a limit for a real socket on a loaded machine, which a passing
+// test never reaches.
+func rawRequest(t *testing.T, base, raw string, closeWrite bool) (status string, sawContinue bool) {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	if _, err := conn.Write([]byte(raw)); err != nil {
 		t.Fatal(err)
 	}
 	if closeWrite {
 		conn.(*net.TCPConn).CloseWrite()
 	}
-	conn.SetReadDeadline(time.Now().Add(wait))
-	rd := bufio.NewReader(conn)
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return "", sawContinue, time.Since(start)
-		}
-		if strings.HasPrefix(line, "HTTP/1.1 100") {
-			sawContinue = true
-			continue
-		}
-		if strings.HasPrefix(line, "HTTP/") {
-			return strings.TrimSpace(line), sawContinue, time.Since(start)
-		}
-	}
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	return readStatus(bufio.NewReader(conn))
 }
 
 type noteIn struct {
@@ -62,50 +52,57 @@ type noteOut struct {
 
 // A client that sends Expect: 100-continue and holds its body back gets a
 // response that needs no body (401) at once, not after its own timeout;
-// one whose body is read gets 100 Continue and the answer.
+// one whose body is read gets 100 Continue and the answer. In a synctest
+// bubble, "at once" is exact: no time passes on the bubble's clock before
+// the 401, where a server waiting for the body would answer at its read
+// timeout.
 func TestExpectContinueAnsweredAtOnce(t *testing.T) {
-	r := vane.New()
-	auth := r.Group("/secret", func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			w.WriteHeader(http.StatusUnauthorized)
+	synctest.Test(t, func(t *testing.T) {
+		r := vane.New()
+		auth := r.Group("/secret", func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				w.WriteHeader(http.StatusUnauthorized)
+			})
 		})
-	})
-	auth.Post("/notes", func(w http.ResponseWriter, req *http.Request) {})
-	vane.Post(r, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
-		out := &noteOut{}
-		out.Body.Text = in.Body.Text
-		return out, nil
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	base, wait := startTestServer(t, ctx, &vane.Server{Handler: r})
-	defer func() { cancel(); wait() }()
+		auth.Post("/notes", func(w http.ResponseWriter, req *http.Request) {})
+		vane.Post(r, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
+			out := &noteOut{}
+			out.Body.Text = in.Body.Text
+			return out, nil
+		})
+		ln, stop := serveInBubble(t, &vane.Server{Handler: r})
 
-	head := "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n"
-	status, sawContinue, took := rawRequest(t, base, strings.Replace(head, "%s", "/secret/notes", 1), false, 3*time.Second)
-	if !strings.Contains(status, " 401") || sawContinue || took > time.Second {
-		t.Errorf("401 without a body: %q after %v (100 Continue sent: %v)", status, took, sawContinue)
-	}
+		conn := dialBubble(t, ln)
+		start := time.Now()
+		io.WriteString(conn, "POST /secret/notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n")
+		status, sawContinue := readStatus(bufio.NewReader(conn))
+		if took := time.Since(start); !strings.Contains(status, " 401") || sawContinue || took != 0 {
+			t.Errorf("401 without a body: %q after %v (100 Continue sent: %v), want it at once", status, took, sawContinue)
+		}
+		conn.Close()
 
-	// A body that is read: 100 Continue, then the answer.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	body := `{"text":"hi"}`
-	conn.Write([]byte("POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\nExpect: 100-continue\r\n\r\n"))
-	conn.SetReadDeadline(time.Now().Add(3 * time.Second))
-	rd := bufio.NewReader(conn)
-	line, _ := rd.ReadString('\n')
-	if !strings.HasPrefix(line, "HTTP/1.1 100") {
-		t.Fatalf("first line %q, want 100 Continue", line)
-	}
-	rd.ReadString('\n')
-	conn.Write([]byte(body))
-	res, err := http.ReadResponse(rd, nil)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("%v %v", res, err)
-	}
+		// A body that is read: 100 Continue, then the answer.
+		conn = dialBubble(t, ln)
+		defer conn.Close()
+		body := `{"text":"hi"}`
+		io.WriteString(conn, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\nExpect: 100-continue\r\n\r\n")
+		rd := bufio.NewReader(conn)
+		line, _ := rd.ReadString('\n')
+		if !strings.HasPrefix(line, "HTTP/1.1 100") {
+			t.Fatalf("first line %q, want 100 Continue", line)
+		}
+		rd.ReadString('\n')
+		io.WriteString(conn, body)
+		res, err := http.ReadResponse(rd, nil)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("%v %v", res, err)
+		}
+		res.Body.Close()
+		conn.Close()
+		if err := stop(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
 }
 
 // A client that shuts down its sending side after its request is still
@@ -113,7 +110,9 @@ func TestExpectContinueAnsweredAtOnce(t *testing.T) {
 // for Timeout's own deadline only.
 func TestTimeoutHalfClosedClient(t *testing.T) {
 	r := vane.New()
-	api := r.Group("", middleware.Timeout(5*time.Second))
+	// A minute: the handler answers in 20 ms; a loaded machine must not
+	// turn its answer into Timeout's 503.
+	api := r.Group("", middleware.Timeout(time.Minute))
 	created := make(chan struct{}, 100)
 	vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 		time.Sleep(20 * time.Millisecond) // long enough for the server to see the half-close
@@ -127,28 +126,38 @@ func TestTimeoutHalfClosedClient(t *testing.T) {
 	defer func() { cancel(); wait() }()
 	body := `{"text":"hi"}`
 	for i := range 10 {
-		status, _, _ := rawRequest(t, base, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n"+body, true, 3*time.Second)
+		status, _ := rawRequest(t, base, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n"+body, true)
 		if !strings.Contains(status, " 200") {
 			t.Fatalf("request %d, half-closed: %q; want the handler's 200", i, status)
 		}
 	}
 }
 
-// A body that stalls is answered 408 within the operation's Timeout, not
-// Timeout's 503 and not at the server's read timeout.
+// A body that stalls is answered 408 before the operation's Timeout
+// passes, not Timeout's 503 and not at the server's read timeout: reading
+// stops a tenth of the time left before Timeout's deadline, so with a
+// Timeout of 500ms the 408 comes at 450ms, exactly, on the synctest
+// bubble's clock.
 func TestStalledBodyIs408(t *testing.T) {
-	r := vane.New()
-	api := r.Group("", middleware.Timeout(500*time.Millisecond))
-	vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
-		return &noteOut{}, nil
+	synctest.Test(t, func(t *testing.T) {
+		r := vane.New()
+		api := r.Group("", middleware.Timeout(500*time.Millisecond))
+		vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
+			return &noteOut{}, nil
+		})
+		ln, stop := serveInBubble(t, &vane.Server{Handler: r})
+		conn := dialBubble(t, ln)
+		start := time.Now()
+		io.WriteString(conn, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":")
+		status, _ := readStatus(bufio.NewReader(conn))
+		if took := time.Since(start); !strings.Contains(status, " 408") || took != 450*time.Millisecond {
+			t.Errorf("stalled body: %q after %v, want 408 after 450ms", status, took)
+		}
+		conn.Close()
+		if err := stop(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	base, wait := startTestServer(t, ctx, &vane.Server{Handler: r})
-	defer func() { cancel(); wait() }()
-	status, _, took := rawRequest(t, base, "POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":", false, 5*time.Second)
-	if !strings.Contains(status, " 408") || took > 2*time.Second {
-		t.Errorf("stalled body: %q after %v, want 408 within the 500ms timeout", status, took)
-	}
 }
 
 // Server's own 413, for a declared body over its limit, goes through the

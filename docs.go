@@ -33,14 +33,23 @@ type DocsConfig struct {
 	// UIConfig holds extra Swagger UI settings for the page, such as
 	// {"docExpansion": "none"}; see openapi.DocsPage.
 	UIConfig map[string]any
+
+	// Indent is the JSON documents' indentation per level, such as "  ";
+	// empty (the default) serves compact JSON.
+	Indent string
 }
 
 // Docs serves the OpenAPI 3.1 document of every typed operation on r's
 // tree (see [Router.Operations]) as JSON and YAML, its OpenAPI 3.0.3
 // translation for tools that read only 3.0, and an API reference page
 // that renders it with no network access (Swagger UI, embedded in the
-// binary). Call it once, with the other registrations; the document is
-// built on its first request, when every operation is known, and kept.
+// binary). Call it once, with the other registrations. The document is
+// built when every operation is known: by [Router.Check] (which vane.Serve
+// calls before it listens), or else on its first request. Each form (3.1
+// or 3.0, JSON or YAML) is written on its first request, and its gzip
+// coding on the first request that accepts gzip; every later request
+// writes bytes already made, with a Content-Length and an ETag of their
+// own.
 //
 //	r := vane.New()
 //	vane.Get(r, "/items/{id}", getItem)
@@ -57,8 +66,9 @@ type DocsConfig struct {
 // the router's ErrorHook. [OpenAPI] reports the same error directly.
 func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 	h := openapi.NewHandler(func() (*openapi.Document, error) { return OpenAPI(r, cfg.Config) })
+	h.Indent = cfg.Indent
 	r.api.checks = append(r.api.checks, func() error {
-		if _, _, err := h.Document(); err != nil {
+		if err := h.Check(); err != nil {
 			return fmt.Errorf("vane: the OpenAPI document cannot be built: %w", err)
 		}
 		return nil
@@ -70,7 +80,7 @@ func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 	// error model (its ErrorHook sees it).
 	serve := func(form http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, req *http.Request) {
-			if _, _, err := h.Document(); err != nil {
+			if err := h.Check(); err != nil {
 				r.WriteError(w, req, problem.New(http.StatusInternalServerError, "the OpenAPI document cannot be built: "+err.Error()))
 				return
 			}

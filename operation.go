@@ -130,10 +130,8 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 		panic("vane: " + err.Error())
 	}
 	th.fn = h
-	for _, other := range r.api.ops {
-		if other.ID == d.ID {
-			panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
-		}
+	if other := r.api.opByID(d.ID); other != nil {
+		panic(fmt.Sprintf("vane: operation ID %q of %s %s is already used by %s %s", d.ID, d.Method, d.Pattern, other.Method, other.Pattern))
 	}
 	var h2 http.Handler = th
 	for i := len(op.Middleware) - 1; i >= 0; i-- {
@@ -147,6 +145,24 @@ func Register[I, O any](r *Router, op Op, h func(context.Context, *I) (*O, error
 		}
 		r.api.middleware[d.Method+" "+d.Pattern] = op.Middleware
 	}
+}
+
+// opByID returns the operation registered with the operationId id, or
+// nil. The index takes in the operations appended since the last call,
+// whoever appended them, so that each operation is indexed once.
+func (a *api) opByID(id string) *operation.Description {
+	if a.indexed < len(a.ops) {
+		if a.byID == nil {
+			a.byID = make(map[string]*operation.Description, len(a.ops))
+		}
+		for _, d := range a.ops[a.indexed:] {
+			if _, dup := a.byID[d.ID]; !dup {
+				a.byID[d.ID] = d
+			}
+		}
+		a.indexed = len(a.ops)
+	}
+	return a.byID[id]
 }
 
 // Get registers a typed GET operation; opts adjust its Op.

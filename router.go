@@ -35,6 +35,9 @@ type Router struct {
 // api is what the typed operations of one router tree share.
 type api struct {
 	ops []*operation.Description // in registration order
+	// byID indexes ops[:indexed] by operationId (opByID).
+	byID    map[string]*operation.Description
+	indexed int
 	// schemas is made by registry, on first use: a router without typed
 	// operations keeps none.
 	schemas     *schema.Registry
@@ -101,12 +104,18 @@ func New(opts ...Option) *Router {
 }
 
 // Check builds now what the router would otherwise build on a request:
-// the documents of Docs (3.1 and 3.0), so that a registration that
-// cannot be documented (two methods of one path naming its parameter
-// differently, a hook that fails) is an error before serving rather than
-// a 500 on every request for the document. vane.Serve and Server call it
-// before they listen, and refuse to start on its error.
+// the routing tree (router.Router.Prepare) and the codec's encoder of
+// each response body type, so that the first request costs what any other
+// does, and the document of Docs, checked to be
+// writable in every form, so that a registration that cannot be
+// documented (two methods of one path naming its parameter differently,
+// a hook that fails) is an error before serving rather than a 500 on
+// every request for the document. The forms themselves are written on
+// their first request. vane.Serve and Server call Check before they
+// listen, and refuse to start on its error.
 func (r *Router) Check() error {
+	r.Router.Prepare() // the routing tree, so that the first request does not compile it
+	r.api.prepareEncoders()
 	for _, c := range r.api.checks {
 		if err := c(); err != nil {
 			return err

@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/vane-http/vane/internal/memnet"
 )
 
 type petEvent struct {
@@ -93,7 +97,11 @@ func streamRouter(ready chan<- struct{}) *Router {
 func TestEventStream(t *testing.T) {
 	srv := httptest.NewServer(streamRouter(nil))
 	defer srv.Close()
-	req, _ := http.NewRequest("GET", srv.URL+"/pets/events", nil)
+	// A minute: a generous limit on a real socket for the two heartbeats,
+	// which come 20 ms apart; it cancels a read that would block for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/pets/events", nil)
 	req.Header.Set("Last-Event-ID", "41")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -108,9 +116,8 @@ func TestEventStream(t *testing.T) {
 	if fmt.Sprint(events) != fmt.Sprint(want) {
 		t.Errorf("events %q, want %q", events, want)
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	comments := 0
-	for comments < 2 && time.Now().Before(deadline) && sc.Scan() {
+	for comments < 2 && sc.Scan() {
 		if strings.HasPrefix(sc.Text(), ":") {
 			comments++
 		}
@@ -140,96 +147,100 @@ func TestEventStream(t *testing.T) {
 }
 
 // A vane.Server ending ends its event streams, so that shutdown does not
-// wait for them.
+// wait for them: on the synctest bubble's clock the stream ends with no
+// time passed after the cancellation, and Serve returns at net/http's
+// first check of its connections (1 ms, with jitter), where a shutdown
+// that waited for the stream would return at its ShutdownTimeout.
 func TestEventStreamEndsAtShutdown(t *testing.T) {
-	ready := make(chan struct{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{Handler: streamRouter(ready), Signals: []os.Signal{}, ShutdownTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	res, err := http.Get("http://" + ln.Addr().String() + "/pets/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	<-ready
-	start := time.Now()
-	stop()
-	select {
-	case err := <-served:
+	synctest.Test(t, func(t *testing.T) {
+		ready := make(chan struct{})
+		ln := memnet.Listen()
+		ctx, stop := context.WithCancel(context.Background())
+		s := &Server{Handler: streamRouter(ready), Signals: []os.Signal{}, ShutdownTimeout: 10 * time.Second,
+			Logger: slog.New(slog.DiscardHandler)}
+		served := make(chan error, 1)
+		go func() { served <- s.Serve(ctx, ln) }()
+		client := ln.Client()
+		res, err := client.Get("http://memnet/pets/events")
 		if err != nil {
+			t.Fatal(err)
+		}
+		// The client reads what comes (a pipe holds back the server's
+		// writes until it does), until the stream ends.
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			io.Copy(io.Discard, res.Body)
+		}()
+		<-ready
+		start := time.Now()
+		stop()
+		<-read
+		if d := time.Since(start); d != 0 {
+			t.Errorf("the stream ended %v after the cancellation, want at once", d)
+		}
+		if err := <-served; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("shutdown waited for the open event stream")
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
+		if d := time.Since(start); d > 10*time.Millisecond {
+			t.Errorf("shutdown took %v: it waited for the open event stream", d)
+		}
+		res.Body.Close()
+		client.CloseIdleConnections()
+	})
 }
 
 // A client that stops reading does not hold its stream, or the server's
-// shutdown, for ever: the blocked write ends when shutdown starts.
+// shutdown, for ever: the blocked write ends when shutdown starts. On
+// memnet a write blocks as soon as the client stops reading (a pipe has no
+// buffer). On the synctest bubble's clock the send ends with no time
+// passed after the cancellation, and Serve at net/http's first check of
+// its connections, not at StreamWriteTimeout.
 func TestEventStreamStalledClientAtShutdown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := New()
-	returned := make(chan error, 1)
-	blocked := make(chan struct{})
-	big := strings.Repeat("x", 64<<10)
-	Stream(r, "/flood", map[string]any{"created": petEvent{}}, func(ctx context.Context, _ *struct{}, send Sender) error {
-		for i := 0; ; i++ {
-			if i == 16 { // 1 MiB: the socket buffers fill around here
-				close(blocked)
+	synctest.Test(t, func(t *testing.T) {
+		ln := memnet.Listen()
+		r := New()
+		returned := make(chan error, 1)
+		big := strings.Repeat("x", 64<<10)
+		Stream(r, "/flood", map[string]any{"created": petEvent{}}, func(ctx context.Context, _ *struct{}, send Sender) error {
+			for i := 0; ; i++ {
+				if err := send(Event{Data: petEvent{ID: i, Name: big}}); err != nil {
+					returned <- err
+					return err
+				}
 			}
-			if err := send(Event{Data: petEvent{ID: i, Name: big}}); err != nil {
-				returned <- err
-				return err
-			}
+		}, func(op *Op) { op.Heartbeat = -1 })
+		ctx, stop := context.WithCancel(context.Background())
+		s := &Server{Handler: r, Signals: []os.Signal{}, ShutdownTimeout: 20 * time.Second, Logger: slog.New(slog.DiscardHandler)}
+		served := make(chan error, 1)
+		go func() { served <- s.Serve(ctx, ln) }()
+		conn, err := ln.Dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
 		}
-	}, func(op *Op) { op.Heartbeat = -1 })
-	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{Handler: r, Signals: []os.Signal{}, ShutdownTimeout: 20 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(4096)
-	fmt.Fprintf(conn, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
-	select {
-	case <-blocked:
-	case err := <-returned:
-		t.Fatalf("the stream ended before the client stopped reading: %v", err)
-	case <-time.After(5 * time.Second):
-	}
-	time.Sleep(200 * time.Millisecond) // the writer is now blocked on the socket
-	start := time.Now()
-	stop()
-	select {
-	case err := <-returned:
-		if err != ErrStreamClosed {
+		defer conn.Close()
+		fmt.Fprintf(conn, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		// The writer is now blocked on the connection.
+		synctest.Wait()
+		select {
+		case err := <-returned:
+			t.Fatalf("the stream ended before the client stopped reading: %v", err)
+		default:
+		}
+		start := time.Now()
+		stop()
+		if err := <-returned; err != ErrStreamClosed {
 			t.Errorf("send: %v", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the send to a client that stopped reading was still blocked 5s after shutdown started")
-	}
-	select {
-	case <-served:
-	case <-time.After(5 * time.Second):
-		t.Fatal("shutdown waited for the stalled stream")
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("the send to a client that stopped reading ended %v after the cancellation, want at once", d)
+		}
+		<-served
+		if d := time.Since(start); d > 10*time.Millisecond {
+			t.Errorf("shutdown took %v: it waited for the stalled stream", d)
+		}
+		conn.Close()
+	})
 }
 
 // HEAD answers the stream's headers and ends, without running the
@@ -270,7 +281,9 @@ func TestEventStreamHeadOpenAndLimit(t *testing.T) {
 		t.Errorf("past MaxStreams: %d %v %s", w.Code, w.Header(), w.Body)
 	}
 	close(release)
-	deadline := time.Now().Add(5 * time.Second)
+	// The stream's handler returns on its own goroutine: wait for its
+	// count to drop, up to a minute, a generous limit on a loaded machine.
+	deadline := time.Now().Add(time.Minute)
 	for r.api.streams.Load() != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

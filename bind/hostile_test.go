@@ -3,6 +3,7 @@ package bind_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -12,11 +13,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vane-http/vane"
-	"github.com/vane-http/vane/bind"
+	"github.com/vane-http/vane/internal/memnet"
 )
 
 type hostileBody struct {
@@ -171,8 +174,10 @@ func serveOnce(h http.Handler, c hostile) (*httptest.ResponseRecorder, time.Dura
 	return w, took, after.TotalAlloc - before.TotalAlloc
 }
 
-// Hostile input gets a 4xx problem in time and memory linear in what was
-// sent; the worst of each is logged (go test -v -run Hostile ./bind/).
+// Hostile input gets a 4xx problem in memory linear in what was sent; the
+// time each took is logged, with the worst time and memory (go test -v
+// -run Hostile ./bind/). Time is not asserted: it depends on the machine
+// and its load.
 func TestHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
@@ -181,10 +186,6 @@ func TestHostileInputs(t *testing.T) {
 	var worstTime, worstMem hostile
 	var maxTime time.Duration
 	var maxMem uint64
-	timeLimit := 2 * time.Second
-	if bind.RaceEnabled {
-		timeLimit *= 10
-	}
 	for _, c := range hostileInputs() {
 		t.Run(c.name, func(t *testing.T) {
 			w, took, mem := serveOnce(h, c)
@@ -199,9 +200,6 @@ func TestHostileInputs(t *testing.T) {
 				t.Errorf("status %d, want %d: %.300s", w.Code, c.status, w.Body)
 			case w.Header().Get("Content-Type") != "application/problem+json":
 				t.Errorf("%d without a problem body", w.Code)
-			}
-			if took > timeLimit {
-				t.Errorf("took %v", took)
 			}
 			// Linear in what was sent: the body read once, the values
 			// decoded, the errors reported (bounded by what was sent).
@@ -225,10 +223,13 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// settledGoroutines waits a little for goroutines that are ending.
+// settledGoroutines waits for goroutines that are ending, until at most
+// want are left or a minute has passed: a generous limit, since a loaded
+// machine may take long to schedule them, and one that passes at once
+// when nothing leaked.
 func settledGoroutines(want int) int {
 	n := runtime.NumGoroutine()
-	for i := 0; i < 50 && n > want; i++ {
+	for deadline := time.Now().Add(time.Minute); n > want && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		n = runtime.NumGoroutine()
 	}
@@ -236,55 +237,76 @@ func settledGoroutines(want int) int {
 }
 
 // A body that trickles is bounded by the server's read timeout: the
-// binder waits without spinning, and the client gets a 408 problem.
+// client gets a 408 problem when the timeout passes, exactly then (the
+// synctest bubble's clock), and the binder waits for the body without
+// spinning: the server reads the connection about once a byte.
 func TestSlowBody(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes a second")
-	}
-	goroutines := runtime.NumGoroutine()
-	r := hostileRouter()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: r, ReadTimeout: 700 * time.Millisecond}
-	go srv.Serve(ln)
-	defer srv.Close()
+	synctest.Test(t, func(t *testing.T) {
+		const readTimeout = 700 * time.Millisecond
+		ln := &countingListener{Listener: memnet.Listen()}
+		srv := &http.Server{Handler: hostileRouter(), ReadTimeout: readTimeout}
+		served := make(chan error, 1)
+		go func() { served <- srv.Serve(ln) }()
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /body HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":")
-	done := make(chan struct{})
-	go func() { // one byte every 100ms, far slower than the timeout allows
-		defer close(done)
-		for range 30 {
-			time.Sleep(100 * time.Millisecond)
-			if _, err := conn.Write([]byte(" ")); err != nil {
-				return
-			}
+		conn, err := ln.Dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	cpu0, start := cpuTime(), time.Now()
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := io.ReadAll(io.LimitReader(conn, 4096))
-	wall, cpu := time.Since(start), cpuTime()-cpu0
-	if !bytes.HasPrefix(resp, []byte("HTTP/1.1 408")) || !bytes.Contains(resp, []byte("application/problem+json")) {
-		t.Errorf("response (%v): %q", err, resp)
+		defer conn.Close()
+		start := time.Now()
+		wrote := make(chan struct{})
+		go func() { // one byte every 100ms, far slower than the timeout allows
+			defer close(wrote)
+			fmt.Fprintf(conn, "POST /body HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":")
+			for range 30 {
+				time.Sleep(100 * time.Millisecond)
+				if _, err := conn.Write([]byte(" ")); err != nil {
+					return
+				}
+			}
+		}()
+		resp, err := io.ReadAll(io.LimitReader(conn, 4096))
+		took := time.Since(start)
+		if !bytes.HasPrefix(resp, []byte("HTTP/1.1 408")) || !bytes.Contains(resp, []byte("application/problem+json")) {
+			t.Errorf("response (%v): %q", err, resp)
+		}
+		if took != readTimeout {
+			t.Errorf("answered after %v, want at the read timeout of %v", took, readTimeout)
+		}
+		if n := ln.reads.Load(); n > 100 {
+			t.Errorf("%d reads of the connection for about 7 bytes sent: the binder spins", n)
+		}
+		t.Logf("answered after %v, %d reads of the connection", took, ln.reads.Load())
+		conn.Close()
+		<-wrote
+		srv.Close()
+		<-served
+	})
+}
+
+// countingListener counts the reads of the connections it accepts. Past
+// 10,000 reads they fail, so that a reader that spins ends.
+type countingListener struct {
+	*memnet.Listener
+	reads atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
-	if wall > 3*time.Second {
-		t.Errorf("answered after %v", wall)
+	return &countingConn{Conn: c, reads: &l.reads}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	reads *atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	if c.reads.Add(1) > 10_000 {
+		return 0, errors.New("too many reads")
 	}
-	if cpu > wall/2 {
-		t.Errorf("%v of CPU in %v: the binder spins", cpu, wall)
-	}
-	t.Logf("408 after %v, %v of CPU", wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
-	conn.Close()
-	<-done
-	srv.Close()
-	if n := settledGoroutines(goroutines); n > goroutines {
-		t.Errorf("%d goroutines, %d before", n, goroutines)
-	}
+	return c.Conn.Read(p)
 }

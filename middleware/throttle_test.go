@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vane-http/vane/middleware"
@@ -33,25 +34,32 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.now.Add(-1)
 }
 
-// recv waits for a response, failing the test after 5s rather than hanging.
+// The tests run in synctest bubbles: Throttle's timers run on the
+// bubble's clock, and synctest.Wait returns once every request is blocked
+// where it waits (in the handler, in the backlog), so that what the tests
+// check does not depend on the machine's speed or load. Throttle and the
+// gate are made inside the bubble, whose channels they must be.
+
+// recv waits for a response. With nothing left to run, the bubble's clock
+// passes the hour at once and the test fails rather than hanging.
 func recv(t *testing.T, c <-chan *httptest.ResponseRecorder) *httptest.ResponseRecorder {
 	t.Helper()
 	select {
 	case w := <-c:
 		return w
-	case <-time.After(5 * time.Second):
-		t.Fatal("no response after 5s")
+	case <-time.After(time.Hour):
+		t.Fatal("no response")
 		return nil
 	}
 }
 
-// enter waits for the gate to admit a request, failing the test after 5s.
+// enter waits for the gate to admit a request, as recv waits.
 func (g *gate) enter(t *testing.T) {
 	t.Helper()
 	select {
 	case <-g.entered:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no request entered the handler after 5s")
+	case <-time.After(time.Hour):
+		t.Fatal("no request entered the handler")
 	}
 }
 
@@ -66,111 +74,121 @@ func serveAsync(h http.Handler) <-chan *httptest.ResponseRecorder {
 }
 
 func TestThrottleTurnsAwayBeyondLimitAndBacklog(t *testing.T) {
-	g := newGate()
-	h := middleware.Throttle(1, 0, time.Minute)(g)
-	first := serveAsync(h)
-	g.enter(t)
-	w := recv(t, serveAsync(h)) // no slot, no backlog: at once
-	if w.Code != 503 || w.Header().Get("Retry-After") != "1" || w.Header().Get("Content-Type") != "application/problem+json" {
-		t.Errorf("%d %v %s", w.Code, w.Header(), w.Body)
-	}
-	close(g.release)
-	if w := recv(t, first); w.Code != 200 {
-		t.Errorf("the request holding the slot: %d", w.Code)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		h := middleware.Throttle(1, 0, time.Minute)(g)
+		first := serveAsync(h)
+		g.enter(t)
+		w := recv(t, serveAsync(h)) // no slot, no backlog: at once
+		if w.Code != 503 || w.Header().Get("Retry-After") != "1" || w.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%d %v %s", w.Code, w.Header(), w.Body)
+		}
+		close(g.release)
+		if w := recv(t, first); w.Code != 200 {
+			t.Errorf("the request holding the slot: %d", w.Code)
+		}
+	})
 }
 
 func TestThrottleBacklogWaitsForASlot(t *testing.T) {
-	g := newGate()
-	h := middleware.Throttle(1, 1, time.Minute)(g)
-	first := serveAsync(h)
-	g.enter(t)
-	second := serveAsync(h) // waits in the backlog
-	time.Sleep(100 * time.Millisecond)
-	if w := recv(t, serveAsync(h)); w.Code != 503 { // the backlog is full
-		t.Errorf("third request: %d", w.Code)
-	}
-	select {
-	case <-g.entered:
-		t.Fatal("the second request ran while the first held the only slot")
-	default:
-	}
-	g.release <- struct{}{}
-	g.enter(t) // the second now runs
-	g.release <- struct{}{}
-	for _, c := range []<-chan *httptest.ResponseRecorder{first, second} {
-		if w := recv(t, c); w.Code != 200 {
-			t.Errorf("%d", w.Code)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		h := middleware.Throttle(1, 1, time.Minute)(g)
+		first := serveAsync(h)
+		g.enter(t)
+		second := serveAsync(h) // waits in the backlog
+		synctest.Wait()
+		if w := recv(t, serveAsync(h)); w.Code != 503 { // the backlog is full
+			t.Errorf("third request: %d", w.Code)
 		}
-	}
+		select {
+		case <-g.entered:
+			t.Fatal("the second request ran while the first held the only slot")
+		default:
+		}
+		g.release <- struct{}{}
+		g.enter(t) // the second now runs
+		g.release <- struct{}{}
+		for _, c := range []<-chan *httptest.ResponseRecorder{first, second} {
+			if w := recv(t, c); w.Code != 200 {
+				t.Errorf("%d", w.Code)
+			}
+		}
+	})
 }
 
 func TestThrottleBacklogGivesUpAfterWait(t *testing.T) {
-	g := newGate()
-	h := middleware.Throttle(1, 5, 30*time.Millisecond)(g)
-	first := serveAsync(h)
-	g.enter(t)
-	start := time.Now()
-	w := recv(t, serveAsync(h))
-	if w.Code != 503 || time.Since(start) < 30*time.Millisecond {
-		t.Errorf("%d after %v", w.Code, time.Since(start))
-	}
-	close(g.release)
-	recv(t, first)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		h := middleware.Throttle(1, 5, 30*time.Millisecond)(g)
+		first := serveAsync(h)
+		g.enter(t)
+		start := time.Now()
+		w := recv(t, serveAsync(h))
+		if w.Code != 503 || time.Since(start) != 30*time.Millisecond {
+			t.Errorf("%d after %v, want 503 after the backlog's 30ms exactly", w.Code, time.Since(start))
+		}
+		close(g.release)
+		recv(t, first)
+	})
 }
 
 func TestThrottleWaiterLeavesWithItsClient(t *testing.T) {
-	g := newGate()
-	h := middleware.Throttle(1, 1, time.Minute)(g)
-	first := serveAsync(h)
-	g.enter(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx))
-		close(done)
-	}()
-	time.Sleep(100 * time.Millisecond)
-	cancel()
-	<-done
-	// Its place in the backlog is free again.
-	second := serveAsync(h)
-	time.Sleep(100 * time.Millisecond)
-	close(g.release)
-	for _, c := range []<-chan *httptest.ResponseRecorder{first, second} {
-		if w := recv(t, c); w.Code != 200 {
-			t.Errorf("%d", w.Code)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		h := middleware.Throttle(1, 1, time.Minute)(g)
+		first := serveAsync(h)
+		g.enter(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx))
+			close(done)
+		}()
+		synctest.Wait() // it waits in the backlog
+		cancel()
+		<-done
+		// Its place in the backlog is free again.
+		second := serveAsync(h)
+		synctest.Wait()
+		close(g.release)
+		for _, c := range []<-chan *httptest.ResponseRecorder{first, second} {
+			if w := recv(t, c); w.Code != 200 {
+				t.Errorf("%d", w.Code)
+			}
 		}
-	}
+	})
 }
 
 func TestThrottleNeverExceedsLimit(t *testing.T) {
-	g := newGate()
-	h := middleware.Throttle(3, 100, time.Minute)(g)
-	var wg sync.WaitGroup
-	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
-			if w.Code != 200 {
-				t.Errorf("%d", w.Code)
-			}
-		}()
-	}
-	for range 3 {
-		g.enter(t)
-	}
-	time.Sleep(20 * time.Millisecond)
-	if n := len(g.entered); n != 0 {
-		t.Errorf("%d more requests entered while 3 held the slots", n)
-	}
-	close(g.release) // the rest run, three at a time at most
-	wg.Wait()
-	if p := g.peak.Load(); p != 3 {
-		t.Errorf("peak concurrency %d, want 3", p)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		h := middleware.Throttle(3, 100, time.Minute)(g)
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+				if w.Code != 200 {
+					t.Errorf("%d", w.Code)
+				}
+			}()
+		}
+		for range 3 {
+			g.enter(t)
+		}
+		synctest.Wait() // the others wait in the backlog
+		if n := len(g.entered); n != 0 {
+			t.Errorf("%d more requests entered while 3 held the slots", n)
+		}
+		close(g.release) // the rest run, three at a time at most
+		wg.Wait()
+		if p := g.peak.Load(); p != 3 {
+			t.Errorf("peak concurrency %d, want 3", p)
+		}
+	})
 }
 
 func TestThrottleRefusesBadArguments(t *testing.T) {

@@ -15,8 +15,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/vane-http/vane/internal/memnet"
 	"github.com/vane-http/vane/internal/syncbuf"
 	"github.com/vane-http/vane/middleware"
 )
@@ -106,77 +108,96 @@ func TestTimeoutAnswers503AndCancelsTheHandler(t *testing.T) {
 
 // A handler that goes on writing while its time runs out: run with -race,
 // this shows that the late handler and the response never touch the same
-// memory unsynchronized.
+// memory unsynchronized. In a synctest bubble on memnet, what the handler
+// wrote before its time ran out does not depend on the machine's load:
+// the held-back response is always replaced, the started one always cut.
 func TestTimeoutLateWritesDoNotRace(t *testing.T) {
 	for _, first := range []int{10, middleware.TimeoutBuffer + 1} { // held back; sent on
 		t.Run(fmt.Sprint(first), func(t *testing.T) {
-			const clients = 8
-			finished := make(chan struct{}, clients)
-			h := middleware.Timeout(100 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				defer func() { finished <- struct{}{} }()
-				w.Write(bytes.Repeat([]byte("x"), first))
-				buf := []byte("0123456789")
-				for {
-					w.Header().Set("X-N", "1")
-					if _, err := w.Write(buf); err != nil {
-						return
+			synctest.Test(t, func(t *testing.T) {
+				const clients = 8
+				finished := make(chan struct{}, clients)
+				h := middleware.Timeout(100 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					defer func() { finished <- struct{}{} }()
+					w.Write(bytes.Repeat([]byte("x"), first))
+					buf := []byte("0123456789")
+					for {
+						w.Header().Set("X-N", "1")
+						if _, err := w.Write(buf); err != nil {
+							return
+						}
+						time.Sleep(time.Millisecond)
 					}
-					time.Sleep(time.Millisecond)
+				}))
+				client, stop := serveBubble(h)
+				defer stop()
+				var wg sync.WaitGroup
+				for range clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						res, err := client.Get("http://memnet/")
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						_, err = io.ReadAll(res.Body)
+						res.Body.Close()
+						switch {
+						case first == 10 && (res.StatusCode != 503 || err != nil):
+							t.Errorf("held-back response: %d, %v", res.StatusCode, err)
+						case first > 10 && (res.StatusCode != 200 || err == nil):
+							t.Errorf("started response: %d, read error %v; want 200 cut short", res.StatusCode, err)
+						}
+					}()
 				}
-			}))
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			var wg sync.WaitGroup
-			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, err := http.Get(srv.URL)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					_, err = io.ReadAll(res.Body)
-					res.Body.Close()
-					switch {
-					case first == 10 && (res.StatusCode != 503 || err != nil):
-						t.Errorf("held-back response: %d, %v", res.StatusCode, err)
-					case first > 10 && (res.StatusCode != 200 || err == nil):
-						t.Errorf("started response: %d, read error %v; want 200 cut short", res.StatusCode, err)
-					}
-				}()
-			}
-			wg.Wait()
-			for range clients {
-				<-finished // every late handler has stopped writing
-			}
+				wg.Wait()
+				for range clients {
+					<-finished // every late handler has stopped writing
+				}
+			})
 		})
 	}
 }
 
+// serveBubble serves h on memnet, for a test inside a synctest bubble, and
+// returns a client of it and a function that closes both.
+func serveBubble(h http.Handler) (*http.Client, func()) {
+	ln := memnet.Listen()
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	client := ln.Client()
+	return client, func() {
+		client.CloseIdleConnections()
+		srv.Close()
+	}
+}
+
 func TestTimeoutCutsShortAStartedResponse(t *testing.T) {
-	finished := make(chan error, 1)
-	h := middleware.Timeout(50 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "partial")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		_, err := io.WriteString(w, "more")
-		finished <- err
-	}))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	res, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || string(b) != "partial" || err == nil {
-		t.Errorf("%d %q, read error %v: want the flushed part, then an error", res.StatusCode, b, err)
-	}
-	if err := <-finished; !errors.Is(err, http.ErrHandlerTimeout) {
-		t.Errorf("write after the timeout: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		finished := make(chan error, 1)
+		h := middleware.Timeout(50 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "partial")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			_, err := io.WriteString(w, "more")
+			finished <- err
+		}))
+		client, stop := serveBubble(h)
+		defer stop()
+		res, err := client.Get("http://memnet/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || string(b) != "partial" || err == nil {
+			t.Errorf("%d %q, read error %v: want the flushed part, then an error", res.StatusCode, b, err)
+		}
+		if err := <-finished; !errors.Is(err, http.ErrHandlerTimeout) {
+			t.Errorf("write after the timeout: %v", err)
+		}
+	})
 }
 
 func TestTimeoutLargeResponseInTime(t *testing.T) {
@@ -297,31 +318,34 @@ func ExampleTimeout() {
 }
 
 // A handler that panics after its timeout has answered cannot reach the
-// client or Recoverer any more; the panic is logged, not lost.
+// client or Recoverer any more; the panic is logged, not lost. In a
+// synctest bubble the timeout passes on the bubble's clock, and
+// synctest.Wait returns once the late handler and its reporter are done.
 func TestTimeoutLatePanicIsLogged(t *testing.T) {
-	var logs syncbuf.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	defer slog.SetDefault(prev)
-	answered := make(chan struct{})
-	h := middleware.Timeout(10 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-answered
-		panic("too late to tell anyone")
-	}))
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
-	close(answered)
-	if w.Code != 503 {
-		t.Errorf("status %d", w.Code)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "too late to tell anyone"); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs syncbuf.Buffer
+		prev := slog.Default()
+		slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+		defer slog.SetDefault(prev)
+		answered := make(chan struct{})
+		h := middleware.Timeout(10 * time.Millisecond)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-answered
+			panic("too late to tell anyone")
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		close(answered)
+		if w.Code != 503 {
+			t.Errorf("status %d", w.Code)
+		}
+		synctest.Wait()
+		if !strings.Contains(logs.String(), "too late to tell anyone") {
 			t.Fatalf("the late panic was not logged: %q", logs.String())
 		}
-	}
-	if !strings.Contains(logs.String(), "timeout_test.go") {
-		t.Errorf("the record lacks the handler's stack: %s", logs.String())
-	}
+		if !strings.Contains(logs.String(), "timeout_test.go") {
+			t.Errorf("the record lacks the handler's stack: %s", logs.String())
+		}
+	})
 }
 
 // TestTimeoutSendsTheLengthOfAWholeResponse checks that a response held

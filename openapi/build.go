@@ -433,44 +433,196 @@ func (b *builder) schemas(regs []*schema.Registry) error {
 			all[name] = s
 		}
 	}
-	used := map[string]*schema.Schema{}
-	var visit func(v any) error
-	visit = func(v any) error {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
+	u := &usage{all: all, used: map[string]*schema.Schema{}}
+	for _, path := range sortedKeys(b.doc.Paths) { // in order: the first unknown $ref is the one reported
+		item := b.doc.Paths[path]
+		for _, p := range item.Parameters {
+			u.parameter(p)
 		}
-		for _, m := range schemaRef.FindAllSubmatch(data, -1) {
-			name := string(m[1])
-			if _, seen := used[name]; seen {
-				continue
-			}
-			s, ok := all[name]
-			if !ok {
-				return fmt.Errorf("openapi: $ref to unknown schema %q", name)
-			}
-			used[name] = s
-			if err := visit(s); err != nil {
-				return err
+		for _, m := range Methods {
+			if op := item.Operation(m); op != nil {
+				u.operation(op)
 			}
 		}
-		return nil
+		u.value(item.Extensions)
 	}
-	if err := visit(b.doc.Paths); err != nil {
-		return err
+	for _, name := range sortedKeys(b.responses) {
+		u.response(b.responses[name])
 	}
-	if err := visit(b.responses); err != nil {
-		return err
+	// The schemas those refer to, and so on.
+	for i := 0; i < len(u.pending); i++ {
+		u.schema(u.used[u.pending[i]], 0)
 	}
-	if len(used) > 0 {
-		b.doc.Components.Schemas = used
+	if u.err != nil {
+		return u.err
+	}
+	if len(u.used) > 0 {
+		b.doc.Components.Schemas = u.used
 	}
 	return nil
 }
 
+// usage collects the component schemas a document refers to: every $ref
+// of a schema, and every "$ref" member of a value (an example, an
+// extension) that names one.
+type usage struct {
+	all     map[string]*schema.Schema
+	used    map[string]*schema.Schema
+	pending []string // names used, whose schemas are still to visit
+	err     error
+}
+
+func (u *usage) ref(ref string) {
+	name, ok := strings.CutPrefix(ref, SchemaPrefix)
+	if !ok || !isComponentName(name) {
+		return
+	}
+	if _, seen := u.used[name]; seen {
+		return
+	}
+	s, ok := u.all[name]
+	if !ok {
+		if u.err == nil {
+			u.err = fmt.Errorf("openapi: $ref to unknown schema %q", name)
+		}
+		return
+	}
+	u.used[name] = s
+	u.pending = append(u.pending, name)
+}
+
+func (u *usage) schema(s *schema.Schema, depth int) {
+	if s == nil || depth > maxSchemaDepth {
+		return
+	}
+	if s.Ref != "" {
+		u.ref(s.Ref)
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		u.schema(s.Properties[name], depth+1)
+	}
+	u.schema(s.Items, depth+1)
+	u.schema(s.AdditionalProperties, depth+1)
+	u.schema(s.Not, depth+1)
+	for _, l := range [][]*schema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, x := range l {
+			u.schema(x, depth+1)
+		}
+	}
+	for _, v := range s.Enum {
+		u.value(v)
+	}
+	u.value(s.Const)
+	u.value(s.Default)
+	for _, v := range s.Examples {
+		u.value(v)
+	}
+	for _, k := range sortedKeys(s.Extensions) {
+		u.value(s.Extensions[k])
+	}
+}
+
+// value finds the $refs to component schemas in a value of any type, as
+// it marshals: a scalar holds none.
+func (u *usage) value(v any) {
+	switch v.(type) {
+	case nil, string, bool, int, int64, int32, uint64, float64:
+		return
+	case Extensions:
+		if len(v.(Extensions)) == 0 {
+			return
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		if u.err == nil {
+			u.err = err
+		}
+		return
+	}
+	for _, m := range schemaRef.FindAllSubmatch(data, -1) {
+		u.ref(SchemaPrefix + string(m[1]))
+	}
+}
+
+func (u *usage) parameter(p *Parameter) {
+	if p == nil {
+		return
+	}
+	u.schema(p.Schema, 0)
+	u.value(p.Example)
+	u.value(p.Extensions)
+}
+
+func (u *usage) header(h *Header) {
+	if h != nil {
+		u.schema(h.Schema, 0)
+	}
+}
+
+func (u *usage) content(c map[string]*MediaType) {
+	for _, mt := range sortedKeys(c) {
+		m := c[mt]
+		if m == nil {
+			continue
+		}
+		u.schema(m.Schema, 0)
+		u.value(m.Example)
+		for _, name := range sortedKeys(m.Encoding) {
+			if e := m.Encoding[name]; e != nil {
+				for _, h := range sortedKeys(e.Headers) {
+					u.header(e.Headers[h])
+				}
+			}
+		}
+	}
+}
+
+func (u *usage) response(r *Response) {
+	if r == nil {
+		return
+	}
+	for _, h := range sortedKeys(r.Headers) {
+		u.header(r.Headers[h])
+	}
+	u.content(r.Content)
+	for _, name := range sortedKeys(r.Links) {
+		if l := r.Links[name]; l != nil {
+			u.value(l.Parameters)
+			u.value(l.RequestBody)
+		}
+	}
+	u.value(r.Extensions)
+}
+
+func (u *usage) operation(op *Operation) {
+	for _, p := range op.Parameters {
+		u.parameter(p)
+	}
+	if op.RequestBody != nil {
+		u.content(op.RequestBody.Content)
+	}
+	for _, status := range sortedKeys(op.Responses) {
+		u.response(op.Responses[status])
+	}
+	u.value(op.Extensions)
+}
+
 // schemaRef finds the names in "$ref":"#/components/schemas/Name" of
-// marshalled JSON. (Component names match ^[a-zA-Z0-9._-]+$.)
+// marshalled JSON.
 var schemaRef = regexp.MustCompile(`"\$ref":"` + regexp.QuoteMeta(SchemaPrefix) + `([a-zA-Z0-9._-]+)"`)
+
+// isComponentName reports whether name matches ^[a-zA-Z0-9._-]+$, as
+// OpenAPI's component names do.
+func isComponentName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // openAPIPath turns a vane pattern into an OpenAPI path: {rest...} becomes
 // {rest}, whose name it returns.

@@ -184,3 +184,38 @@ func TestBuildLeavesOutTypesOfHiddenOperations(t *testing.T) {
 		t.Error("a used schema is missing")
 	}
 }
+
+// A component is in the document when anything refers to it: a schema, or
+// a "$ref" member inside a value (an extension, an example), and what it
+// refers to in turn; a $ref to a component no registry has is an error.
+func TestBuildFindsReferencesEverywhere(t *testing.T) {
+	type leaf struct {
+		N int `json:"n"`
+	}
+	type viaExtension struct {
+		Leaf leaf `json:"leaf"`
+	}
+	type unused struct{}
+	reg := schema.NewRegistry(SchemaPrefix)
+	for _, typ := range []reflect.Type{reflect.TypeFor[viaExtension](), reflect.TypeFor[unused]()} {
+		if _, err := reg.Schema(typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	desc := func(ext map[string]any) []*operation.Description {
+		return []*operation.Description{{Method: "GET", Pattern: "/a", ID: "a", Schemas: reg, Extensions: ext,
+			Responses: []operation.Response{{Status: 200, Description: "OK"}}}}
+	}
+	doc, err := Build(Config{NoErrorResponses: true}, desc(map[string]any{
+		"x-see": map[string]any{"schema": map[string]any{"$ref": SchemaPrefix + "viaExtension"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sortedKeys(doc.Components.Schemas), " "); got != "leaf viaExtension" {
+		t.Errorf("components %q, want the extension's schema and the one it refers to", got)
+	}
+	if _, err := Build(Config{NoErrorResponses: true}, desc(map[string]any{"x-see": []any{map[string]any{"$ref": SchemaPrefix + "nowhere"}}})); err == nil ||
+		!strings.Contains(err.Error(), `unknown schema "nowhere"`) {
+		t.Errorf("a $ref to no component: %v", err)
+	}
+}

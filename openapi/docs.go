@@ -3,14 +3,18 @@ package openapi
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"html/template"
 	"io"
 	"io/fs"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vane-http/vane/openapi/internal/swaggerui"
 )
@@ -47,13 +51,13 @@ var pageTemplate = template.Must(template.New("docs").Parse(`<!DOCTYPE html>
 <meta name="generator" content="vane, Swagger UI {{.Version}}">
 <title>{{.Title}}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="{{.Assets}}swagger-ui.css?v={{.Version}}">
+<link rel="stylesheet" href="{{.Assets}}{{.CSS}}">
 </head>
 <body>
 <noscript>This page needs JavaScript. The API description is at <a href="{{.Spec}}">{{.Spec}}</a>.</noscript>
 <div id="swagger-ui"></div>
-<script src="{{.Assets}}swagger-ui-bundle.js?v={{.Version}}"></script>
-<script src="{{.Assets}}init.js?v={{.Version}}" data-spec-url="{{.Spec}}" data-config="{{.Config}}"></script>
+<script src="{{.Assets}}{{.Bundle}}"></script>
+<script src="{{.Assets}}{{.Init}}" data-spec-url="{{.Spec}}" data-config="{{.Config}}"></script>
 </body>
 </html>
 `))
@@ -84,6 +88,9 @@ func (p *DocsPage) render() ([]byte, error) {
 			"Assets":  p.AssetsURL,
 			"Config":  string(config),
 			"Version": swaggerui.Version,
+			"CSS":     DocsAssetURL("swagger-ui.css"),
+			"Bundle":  DocsAssetURL("swagger-ui-bundle.js"),
+			"Init":    DocsAssetURL("init.js"),
 		})
 		p.page = buf.Bytes()
 	})
@@ -109,14 +116,87 @@ func (p *DocsPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(page)
 }
 
-// docsAssets maps an asset's URL name to its file and media type.
-var docsAssets = map[string]struct{ file, ctype string }{
-	"swagger-ui-bundle.js":             {"swagger-ui-bundle.js.gz", "text/javascript; charset=utf-8"},
-	"swagger-ui.css":                   {"swagger-ui.css.gz", "text/css; charset=utf-8"},
-	"init.js":                          {"init.js", "text/javascript; charset=utf-8"},
-	"LICENSE":                          {"LICENSE", "text/plain; charset=utf-8"},
-	"NOTICE":                           {"NOTICE", "text/plain; charset=utf-8"},
-	"swagger-ui-bundle.js.LICENSE.txt": {"swagger-ui-bundle.js.LICENSE.txt", "text/plain; charset=utf-8"},
+// docsAsset is a file the docs page loads, in every coding it is served
+// in, each prepared once.
+type docsAsset struct {
+	ctype  string
+	stored string // the embedded file: the identity, or its gzip coding (.gz)
+	zstd   string // the embedded zstd coding, if any
+	// version is a hash of the stored file: the page's ?v=, and the
+	// ETags' stem.
+	version     string
+	versionOnce sync.Once
+
+	once     sync.Once
+	identity representation
+	gzip     representation
+	zstdRep  representation
+	offered  []string // the codings besides identity
+}
+
+// docsAssets are the assets by their URL name.
+var docsAssets = map[string]*docsAsset{
+	"swagger-ui-bundle.js":             {ctype: "text/javascript; charset=utf-8", stored: "swagger-ui-bundle.js.gz", zstd: "swagger-ui-bundle.js.zst"},
+	"swagger-ui.css":                   {ctype: "text/css; charset=utf-8", stored: "swagger-ui.css.gz", zstd: "swagger-ui.css.zst"},
+	"init.js":                          {ctype: "text/javascript; charset=utf-8", stored: "init.js"},
+	"LICENSE":                          {ctype: "text/plain; charset=utf-8", stored: "LICENSE"},
+	"NOTICE":                           {ctype: "text/plain; charset=utf-8", stored: "NOTICE"},
+	"swagger-ui-bundle.js.LICENSE.txt": {ctype: "text/plain; charset=utf-8", stored: "swagger-ui-bundle.js.LICENSE.txt"},
+}
+
+// assetCodings counts the codings made of the docs assets (decompressions
+// and compressions): each asset's once, never per request (a count for
+// tests).
+var assetCodings atomic.Int64
+
+// ver returns the asset's version, hashing its stored file on first use.
+func (a *docsAsset) ver() string {
+	a.versionOnce.Do(func() {
+		stored, err := fs.ReadFile(swaggerui.FS, a.stored)
+		if err != nil {
+			panic("openapi: docs asset " + a.stored + " is not embedded")
+		}
+		sum := sha256.Sum256(stored)
+		a.version = base64.RawURLEncoding.EncodeToString(sum[:9])
+	})
+	return a.version
+}
+
+// prepare makes the asset's codings: the stored ones as they are, the
+// others (the identity of a gzipped file, the gzip coding of a plain one)
+// once.
+func (a *docsAsset) prepare() {
+	a.once.Do(func() {
+		stored, _ := fs.ReadFile(swaggerui.FS, a.stored)
+		tag := `"` + a.ver() + `"`
+		if strings.HasSuffix(a.stored, ".gz") {
+			assetCodings.Add(1)
+			zr, err := gzip.NewReader(bytes.NewReader(stored))
+			if err != nil {
+				panic("openapi: docs asset " + a.stored + ": " + err.Error())
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil {
+				panic("openapi: docs asset " + a.stored + ": " + err.Error())
+			}
+			a.identity = newRepresentation([][]byte{plain}, tag)
+			a.gzip = newRepresentation([][]byte{stored}, codingTag(tag, "gzip"))
+		} else {
+			assetCodings.Add(1)
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Write(stored)
+			zw.Close()
+			a.identity = newRepresentation([][]byte{stored}, tag)
+			a.gzip = newRepresentation([][]byte{buf.Bytes()}, codingTag(tag, "gzip"))
+		}
+		a.offered = []string{"gzip"}
+		if a.zstd != "" {
+			z, _ := fs.ReadFile(swaggerui.FS, a.zstd)
+			a.zstdRep = newRepresentation([][]byte{z}, codingTag(tag, "zstd"))
+			a.offered = []string{"zstd", "gzip"}
+		}
+	})
 }
 
 // DocsAssets lists the names [ServeDocsAsset] serves.
@@ -125,53 +205,54 @@ func DocsAssets() []string {
 	for n := range docsAssets {
 		names = append(names, n)
 	}
+	slices.Sort(names)
 	return names
 }
 
+// DocsAssetURL returns the URL of the asset name relative to the
+// directory it is served from: its name, with its version (a hash of its
+// content) in the query, which makes it cacheable for good. It returns
+// name alone for a name that is not an asset.
+func DocsAssetURL(name string) string {
+	if a, ok := docsAssets[name]; ok {
+		return name + "?v=" + a.ver()
+	}
+	return name
+}
+
 // ServeDocsAsset writes the docs page's asset called name (the last segment
-// of its URL), or a 404. Gzipped assets are sent as they are stored to
-// clients that accept gzip and decompressed for the others. The assets never
-// change within a build, so they are cached for a year: the page asks for
-// them with the Swagger UI version in the query.
+// of its URL), or a 404. Each asset is served in the content coding the
+// request's Accept-Encoding prefers among those it is kept in (zstd and
+// gzip for the Swagger UI bundle and style sheet, gzip for the others, and
+// identity), each made once: no request decompresses or compresses
+// anything, and a compressing middleware in front of the handler (such as
+// gzhttp) passes a coded answer through as it is. Each coding has its own
+// strong ETag. An asset asked for with its current version in the query
+// (see [DocsAssetURL]; the page does) is cached for a year; otherwise the
+// client revalidates.
 func ServeDocsAsset(w http.ResponseWriter, r *http.Request, name string) {
 	a, ok := docsAssets[name]
 	if !ok {
 		writeProblem(w, http.StatusNotFound, "no docs asset "+name)
 		return
 	}
-	data, err := fs.ReadFile(swaggerui.FS, a.file)
-	if err != nil { // cannot happen: the files are embedded
-		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
+	a.prepare()
+	rep, coding := &a.identity, chooseCoding(r.Header.Get("Accept-Encoding"), a.offered...)
+	switch coding {
+	case "gzip":
+		rep = &a.gzip
+	case "zstd":
+		rep = &a.zstdRep
 	}
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	tag := `"swagger-ui-` + swaggerui.Version + "-" + name + `"`
-	h.Set("ETag", tag)
-	gzipped := strings.HasSuffix(a.file, ".gz")
-	if gzipped {
-		h.Add("Vary", "Accept-Encoding")
+	if r.URL.Query().Get("v") == a.ver() {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
 	}
-	if headersOnly(w, r, tag) {
-		return
-	}
-	if !gzipped {
-		w.Write(data)
-		return
-	}
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		h.Set("Content-Encoding", "gzip")
-		w.Write(data)
-		return
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	io.Copy(w, zr)
+	serveRepresentation(w, r, rep, coding)
 }
 
 // DocsAssetHandler serves the docs assets by the last segment of the request
@@ -180,23 +261,6 @@ func DocsAssetHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ServeDocsAsset(w, r, path.Base(r.URL.Path))
 	})
-}
-
-// acceptsGzip reports whether an Accept-Encoding value allows gzip.
-func acceptsGzip(header string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
-			continue
-		}
-		// q=0 means "not acceptable".
-		q := strings.ReplaceAll(params, " ", "")
-		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
-			return false
-		}
-		return true
-	}
-	return false
 }
 
 // RelativeURL returns a URL reference that, resolved against a page served

@@ -18,8 +18,6 @@
 package openapi
 
 import (
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/vane-http/vane/schema"
@@ -333,99 +331,81 @@ type ExternalDocs struct {
 	URL         string `json:"url"`
 }
 
-// The MarshalJSON methods below add each object's Extensions to the fields
-// encoding/json writes.
+// The MarshalJSON methods below write each object as the document writer
+// does (write.go), Extensions included: json.Marshal of a Document says
+// what its JSON form says.
 
-func (d Document) MarshalJSON() ([]byte, error) {
-	type plain Document
-	return withExtensions(plain(d), d.Extensions)
-}
-
-func (i Info) MarshalJSON() ([]byte, error) {
-	type plain Info
-	return withExtensions(plain(i), i.Extensions)
-}
-
-func (s Server) MarshalJSON() ([]byte, error) {
-	type plain Server
-	return withExtensions(plain(s), s.Extensions)
-}
-
-func (p PathItem) MarshalJSON() ([]byte, error) {
-	type plain PathItem
-	return withExtensions(plain(p), p.Extensions)
-}
-
+func (d Document) MarshalJSON() ([]byte, error) { return marshal(func(w *writer) { w.document(&d) }) }
+func (i Info) MarshalJSON() ([]byte, error)     { return marshal(func(w *writer) { w.info(&i) }) }
+func (s Server) MarshalJSON() ([]byte, error)   { return marshal(func(w *writer) { w.server(&s) }) }
+func (p PathItem) MarshalJSON() ([]byte, error) { return marshal(func(w *writer) { w.pathItem(&p) }) }
 func (o Operation) MarshalJSON() ([]byte, error) {
-	type plain Operation
-	return withExtensions(plain(o), o.Extensions)
+	return marshal(func(w *writer) { w.operation(&o) })
 }
-
 func (p Parameter) MarshalJSON() ([]byte, error) {
-	type plain Parameter
-	return withExtensions(plain(p), p.Extensions)
+	return marshal(func(w *writer) { w.parameter(&p) })
 }
-
-func (r Response) MarshalJSON() ([]byte, error) {
-	type plain Response
-	return withExtensions(plain(r), r.Extensions)
-}
-
+func (r Response) MarshalJSON() ([]byte, error) { return marshal(func(w *writer) { w.response(&r) }) }
 func (c Components) MarshalJSON() ([]byte, error) {
-	type plain Components
-	return withExtensions(plain(c), c.Extensions)
+	return marshal(func(w *writer) { w.components(&c) })
 }
-
 func (s SecurityScheme) MarshalJSON() ([]byte, error) {
-	type plain SecurityScheme
-	return withExtensions(plain(s), s.Extensions)
+	return marshal(func(w *writer) { w.securityScheme(&s) })
 }
+func (t Tag) MarshalJSON() ([]byte, error) { return marshal(func(w *writer) { w.tag(&t) }) }
 
-func (t Tag) MarshalJSON() ([]byte, error) {
-	type plain Tag
-	return withExtensions(plain(t), t.Extensions)
-}
-
-// withExtensions marshals v (a struct, so a JSON object) and appends ext's
-// fields to it.
-func withExtensions(v any, ext Extensions) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil || len(ext) == 0 {
-		return b, err
+// marshal returns the compact JSON that write writes.
+func marshal(write func(*writer)) ([]byte, error) {
+	j := &jsonWriter{}
+	w := &writer{s: j}
+	write(w)
+	if w.err != nil {
+		return nil, w.err
 	}
-	for k := range ext {
-		if !strings.HasPrefix(k, "x-") {
-			return nil, fmt.Errorf("openapi: extension %q does not start with \"x-\"", k)
-		}
-	}
-	e, err := json.Marshal(map[string]any(ext)) // sorted keys
-	if err != nil {
-		return nil, err
-	}
-	if len(b) == 2 { // {}
-		return e, nil
-	}
-	out := make([]byte, 0, len(b)+len(e))
-	out = append(out, b[:len(b)-1]...)
-	out = append(out, ',')
-	return append(out, e[1:]...), nil
+	return j.bytes(), nil
 }
 
 // JSON returns the document as indented JSON.
-func (d *Document) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
+func (d *Document) JSON() ([]byte, error) { return d.encode(formJSON, "  ") }
 
 // YAML returns the document as YAML, with the fields in the order of the
 // JSON form.
-func (d *Document) YAML() ([]byte, error) {
-	b, err := json.Marshal(d)
+func (d *Document) YAML() ([]byte, error) { return d.encode(formYAML, "") }
+
+// The forms of a document.
+const (
+	formJSON = iota
+	formYAML
+	formJSON30
+	formYAML30
+	numForms
+)
+
+// encode writes the document in form (JSON indented by indent per level,
+// compact for ""), with a final line feed.
+func (d *Document) encode(form int, indent string) ([]byte, error) {
+	parts, err := d.encodeParts(form, indent, hasDefs(d))
 	if err != nil {
 		return nil, err
 	}
-	return JSONToYAML(b)
+	return joinParts(parts), nil
+}
+
+// encodeParts is encode, the text in chunks; defs says whether a schema
+// of d holds $defs (hasDefs).
+func (d *Document) encodeParts(form int, indent string, defs bool) ([][]byte, error) {
+	v30 := form == formJSON30 || form == formYAML30
+	if form == formYAML || form == formYAML30 {
+		w := yamlWriter{output: output{chunked: true}}
+		if err := writeDocument(&w, d, v30, defs); err != nil {
+			return nil, err
+		}
+		return w.parts(), nil
+	}
+	w := jsonWriter{output: output{chunked: true}, indent: indent}
+	if err := writeDocument(&w, d, v30, defs); err != nil {
+		return nil, err
+	}
+	w.buf = append(w.buf, '\n')
+	return w.parts(), nil
 }

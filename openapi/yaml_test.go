@@ -68,7 +68,7 @@ func TestJSONToYAMLKeepsKeyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "openapi: 3.1.0\ninfo:\n  title: t\n  version: \"1\"\npaths: {}\n"
+	want := "openapi: 3.1.0\ninfo:\n  title: t\n  version: '1'\npaths: {}\n"
 	if string(out) != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}

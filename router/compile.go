@@ -7,8 +7,10 @@ import (
 )
 
 // The compiled tree. Registration builds pointer trees (tree.go), easy to
-// insert into; the first request compiles every tree of the router into one
-// flat array, which serving reads and registration can no longer change.
+// insert into; Prepare, or else the first request, compiles every tree of
+// the router into one flat array, which serving reads and registration can
+// no longer change. compile's work is linear in the routes' nodes (plus
+// sorting each node's children).
 //
 // A flatNode is 16 bytes, against 80 for a pointer node: prefixes and the
 // children's first bytes live in one string (flatTrees.text), a node's
@@ -52,11 +54,14 @@ type flatTrees struct {
 
 	patterns string // the pattern arena: every route's pattern, each after a header (arena.go)
 	first    firstSegments
+
+	counted int // nodes count visited while compiling: each node once (a count for tests)
 }
 
-// compiled returns the compiled trees, compiling them on first use; from
-// then on registration panics and the pointer trees are gone. Inlined:
-// every request but the first takes only the load.
+// compiled returns the compiled trees, compiling them on first use (or
+// taking those Prepare made); from then on registration panics and the
+// pointer trees are gone. Inlined: every request but the first takes only
+// the load.
 func (m *mux) compiled() *flatTrees {
 	if f := m.flat.Load(); f != nil {
 		return f
@@ -64,15 +69,19 @@ func (m *mux) compiled() *flatTrees {
 	return m.compileOnce()
 }
 
-// compileOnce compiles the trees unless another request has.
+// compileOnce compiles the trees, or takes those Prepare made, unless
+// another request has.
 func (m *mux) compileOnce() *flatTrees {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if f := m.flat.Load(); f != nil {
 		return f
 	}
-	f := compile(m)
-	m.reg = nil
+	f := m.prepared
+	if f == nil {
+		f = compile(m)
+	}
+	m.reg, m.prepared = nil, nil
 	m.flat.Store(f)
 	return f
 }
@@ -98,12 +107,12 @@ func compile(m *mux) *flatTrees {
 			f.methods |= 1 << reg.method
 		}
 	}
-	count := regs.any.count()
+	count := regs.any.count(&f.counted) // and every node's size, read to order children below
 	for _, t := range regs.byMethod {
-		count += t.count()
+		count += t.count(&f.counted)
 	}
 	for _, t := range regs.custom {
-		count += t.count()
+		count += t.count(&f.counted)
 	}
 	f.nodes = make([]flatNode, 0, count)
 	var text strings.Builder
@@ -119,7 +128,7 @@ func compile(m *mux) *flatTrees {
 		// Static children in order of how many routes lie below them, so
 		// that the scan of the first bytes meets busy branches first.
 		kids := append([]*node(nil), n.children...)
-		slices.SortStableFunc(kids, func(a, b *node) int { return b.count() - a.count() })
+		slices.SortStableFunc(kids, func(a, b *node) int { return b.size - a.size })
 		indices := make([]byte, len(kids))
 		for j, c := range kids {
 			indices[j] = c.prefix[0]
@@ -218,15 +227,19 @@ func (f *flatTrees) markSlashParams() {
 	}
 }
 
-// count returns the number of nodes of the tree below n, n included.
-func (n *node) count() int {
+// count returns the number of nodes of the tree below n, n included,
+// records each node's count in its size, and adds the nodes it visited to
+// *visits.
+func (n *node) count(visits *int) int {
 	if n == nil {
 		return 0
 	}
-	c := 1 + n.param.count() + n.catchAll.count()
+	c := 1 + n.param.count(visits) + n.catchAll.count(visits)
 	for _, ch := range n.children {
-		c += ch.count()
+		c += ch.count(visits)
 	}
+	n.size = c
+	*visits++
 	return c
 }
 

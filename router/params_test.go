@@ -190,23 +190,47 @@ func TestParamNotOurs(t *testing.T) {
 }
 
 // TestParamChangedPath: a path rewritten after routing gives wrong values
-// or "", never a panic.
+// or "", never a panic, and never a byte outside the path: every value
+// lies inside the path's own memory. (An out-of-range unsafe.String read
+// does not panic without checkptr; the addresses show it.) Most paths are
+// cut from the middle of a longer string, so that a read past either end
+// would find bytes there, and not fault.
 func TestParamChangedPath(t *testing.T) {
 	r := New()
 	r.Get("/a/{x}/{y}/{z}/end", captureHandler)
 	r.Get("/f/{x}/{rest...}", captureHandler)
-	for _, target := range []string{"/a/1/2/3/end", "/f/1/2/3"} {
+	r.Get("/p/{x}/{y}/{z}/{w}/{v}/{u}", captureHandler)
+	paths := []string{"", "/", "/a", "/a/", "//////////", "/a/1/2/3/end/more/and/more", "x",
+		"/a/1/2/3/en", "/a/1/2/3", "/a/1", "/f", "/f/", "/f/1", "/p/1/2/3/4/5/", "/p/1/2/3/4/5/6/7/8", "end"}
+	const long = "xx/a/11/22/33/end/more/f/aa/bb/p/aa/bb/cc/dd/ee/ffxx"
+	for i := 2; i < len(long)-2; i++ {
+		for j := i; j <= len(long)-2; j++ {
+			paths = append(paths, long[i:j]) // with bytes before and after it in memory
+		}
+	}
+	for _, target := range []string{"/a/1/2/3/end", "/f/1/2/3", "/p/1/2/3/4/5/6"} {
 		req := routed(t, r, "GET", target)
-		for _, p := range []string{"", "/", "/a", "/a/", "//////////", "/a/1/2/3/end/more/and/more", "x"} {
+		for _, p := range paths {
 			c := *req
 			u := *req.URL
 			u.Path = p
 			c.URL = &u
-			for _, name := range []string{"x", "y", "z", "rest"} {
-				_ = Param(&c, name)
+			for _, name := range []string{"x", "y", "z", "w", "v", "u", "rest"} {
+				if v := Param(&c, name); !inside(v, p) {
+					t.Errorf("route %s, path changed to %q: %s = %q lies outside the path", req.Pattern, p, name, v)
+				}
 			}
 		}
 	}
+}
+
+// inside reports whether v is empty or lies within s's bytes in memory.
+func inside(v, s string) bool {
+	if v == "" {
+		return true
+	}
+	vs, ss := uintptr(unsafe.Pointer(unsafe.StringData(v))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return len(s) > 0 && vs >= ss && vs+uintptr(len(v)) <= ss+uintptr(len(s))
 }
 
 func TestParamEscaped(t *testing.T) {
@@ -341,13 +365,36 @@ func TestArenaUnregistered(t *testing.T) {
 			registered(start), Param(kept, "id"), kept.Pattern)
 	}
 	kept = nil
-	deadline := time.Now().Add(10 * time.Second)
-	for registered(start) && time.Now().Before(deadline) {
-		runtime.GC()
-		time.Sleep(time.Millisecond)
+	// The text's finalizer unregisters it after a collection finds it
+	// unreachable; a few collections, each followed by the finalizers it
+	// queued, are enough.
+	rounds := 0
+	for ; registered(start) && rounds < 10; rounds++ {
+		collectAndFinalize(t)
 	}
 	if registered(start) {
-		t.Fatal("arena still registered after its router and every request holding it became garbage")
+		t.Fatalf("arena still registered after %d collections, with its router and every request holding it garbage", rounds)
+	}
+}
+
+// collectAndFinalize runs a collection and returns once the finalizers it
+// queued have run. The runtime runs finalizers on one goroutine, a queue
+// at a time: a sentinel's finalizer queued by the next collection runs
+// after every finalizer queued before. The wait for it is bounded by a
+// minute, a generous limit on a loaded machine, where the finalizer
+// goroutine may wait long to be scheduled.
+func collectAndFinalize(t *testing.T) {
+	t.Helper()
+	runtime.GC()
+	done := make(chan struct{})
+	sentinel := new([32]byte) // not a tiny allocation, which may never be finalized
+	runtime.SetFinalizer(sentinel, func(*[32]byte) { close(done) })
+	sentinel = nil
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the finalizer goroutine did not run in a minute")
 	}
 }
 

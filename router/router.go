@@ -70,10 +70,13 @@ type Router struct {
 // mux is the state every router of a tree shares.
 type mux struct {
 	// Registration builds pointer trees (reg); the first request compiles
-	// them into flat (compile.go) and drops them.
-	reg  *trees
-	flat atomic.Pointer[flatTrees]
-	mu   sync.Mutex // serialises compiling
+	// them into flat (compile.go) and drops them. Prepare compiles them
+	// ahead into prepared, which the first request then takes as it is,
+	// and a registration after it drops.
+	reg      *trees
+	flat     atomic.Pointer[flatTrees]
+	prepared *flatTrees
+	mu       sync.Mutex // serialises compiling
 
 	customNames []string // methods without a tree of their own, by route.method-firstCustom
 	maxParams   int
@@ -482,4 +485,23 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	m.maxParams = max(m.maxParams, len(names))
 	m.reg.all = append(m.reg.all, reg)
 	r.routes++
+	m.prepared = nil // compiled without this route
+}
+
+// Prepare compiles the routes registered so far into the form requests
+// are served from, which the first request would otherwise do, so that
+// the first request costs what any other does, however many routes there
+// are: call it once every route is registered (package vane's
+// Router.Check does, and vane.Serve calls Check before it listens). The
+// work is linear in the routes. Registering a route afterwards is still
+// allowed, and discards what Prepare made; the first request then
+// compiles again. Prepare is not safe to call concurrently with
+// registration or serving.
+func (r *Router) Prepare() {
+	m := r.mux
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.flat.Load() == nil && m.prepared == nil {
+		m.prepared = compile(m)
+	}
 }

@@ -52,6 +52,7 @@ type node struct {
 	param    *node         // child matching one whole non-empty segment
 	catchAll *node         // child matching the rest of the path
 	route    *registration // the route ending here, if any
+	size     int           // nodes of the subtree, n included: set by count, read by compile
 }
 
 // route is a route as serving sees it (compiled into flatTrees.routes).

@@ -71,10 +71,13 @@ type Registry struct {
 
 	order  []reflect.Type             // registration order
 	bases  map[reflect.Type]string    // the name before qualification
+	shared map[string]int             // how many registered types have each base name
 	byType map[reflect.Type]*Schema   // the component schema, once derived
 	refs   map[reflect.Type][]*Schema // every $ref to the type handed out
 
 	closed bool // struct schemas get additionalProperties: false
+
+	renamings int // how many times assign named every type (a count for tests)
 
 	// variants are the components of the other policy (see Variant), by
 	// name, in the order made.
@@ -101,6 +104,7 @@ func NewRegistry(prefix string) *Registry {
 		types:   map[string]reflect.Type{},
 		schemas: map[string]*Schema{},
 		bases:   map[reflect.Type]string{},
+		shared:  map[string]int{},
 		byType:  map[reflect.Type]*Schema{},
 		refs:    map[reflect.Type][]*Schema{},
 	}
@@ -329,6 +333,12 @@ func (r *Registry) Schema(t reflect.Type) (*Schema, error) {
 }
 
 // register names t and derives its schema, once.
+//
+// A type whose base name no other type has, and that no type is named
+// already, takes its base name and renames nothing: that is what assign
+// would decide, at the cost of one map lookup. Only a type whose name
+// clashes makes assign name every type again, so that the names stay a
+// function of the set of types.
 func (r *Registry) register(t reflect.Type) (string, error) {
 	if name, ok := r.names[t]; ok {
 		return name, nil
@@ -339,24 +349,36 @@ func (r *Registry) register(t reflect.Type) (string, error) {
 	}
 	// Name it first so that recursive references resolve.
 	r.bases[t] = base
+	r.shared[base]++
 	r.order = append(r.order, t)
-	r.assign()
+	if _, taken := r.types[base]; !taken && r.shared[base] == 1 {
+		r.names[t] = base
+		r.types[base] = t
+	} else {
+		r.assign()
+	}
 	s, err := r.structSchema(t)
 	if err != nil {
 		delete(r.bases, t)
 		delete(r.refs, t)
+		if r.shared[base]--; r.shared[base] == 0 {
+			delete(r.shared, base)
+		}
 		r.order = slices.DeleteFunc(r.order, func(u reflect.Type) bool { return u == t })
 		r.assign()
 		return "", err
 	}
 	r.byType[t] = s
-	r.schemas[r.names[t]] = s
+	if _, defined := r.variants[r.names[t]]; !defined {
+		r.schemas[r.names[t]] = s
+	}
 	return r.names[t], nil
 }
 
 // assign names every registered type, from the set of types alone (see
 // Registry), and renames the $refs of the types whose name changed.
 func (r *Registry) assign() {
+	r.renamings++
 	// A base name shared by types of several packages is qualified.
 	pkgs := map[string]map[string]bool{} // base → package paths
 	for _, t := range r.order {

@@ -169,15 +169,8 @@ func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
 		return equalAs[string]
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		switch t.Size() { // equal integers (and booleans) have equal bits
-		case 1:
-			return equalAs[uint8]
-		case 2:
-			return equalAs[uint16]
-		case 4:
-			return equalAs[uint32]
-		}
-		return equalAs[uint64]
+		// Equal integers (and booleans) have equal bits.
+		return bySize(t, equalAs[uint8], equalAs[uint16], equalAs[uint32], equalAs[uint64])
 	case reflect.Float32:
 		return equalAs[float32]
 	case reflect.Float64:
@@ -185,6 +178,20 @@ func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
 	}
 	key := keyFunc(t) // as JSON instances, like the sets of long lists
 	return func(a, b unsafe.Pointer) bool { return key(a) == key(b) }
+}
+
+// bySize returns the one of u8 … u64 for the size of t, an integer or
+// boolean type: what reads its bits as an unsigned integer of that size.
+func bySize[F any](t reflect.Type, u8, u16, u32, u64 F) F {
+	switch t.Size() {
+	case 1:
+		return u8
+	case 2:
+		return u16
+	case 4:
+		return u32
+	}
+	return u64
 }
 
 // equalAs reports whether the values of type T at a and b are equal.
@@ -202,15 +209,7 @@ func keyFunc(t reflect.Type) func(p unsafe.Pointer) string {
 		return func(p unsafe.Pointer) string { return *(*string)(p) }
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		switch t.Size() {
-		case 1:
-			return bitsKey[uint8]
-		case 2:
-			return bitsKey[uint16]
-		case 4:
-			return bitsKey[uint32]
-		}
-		return bitsKey[uint64]
+		return bySize(t, bitsKey[uint8], bitsKey[uint16], bitsKey[uint32], bitsKey[uint64])
 	case reflect.Float32:
 		return func(p unsafe.Pointer) string { return floatKey(float64(*(*float32)(p))) }
 	case reflect.Float64:

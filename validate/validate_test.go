@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -440,5 +441,95 @@ func TestPresentZeroValuesPassWithoutAllocating(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { v.Validate(ctx, &b, raw) }); n != 0 {
 		t.Errorf("Validate allocates %v times on success", n)
+	}
+}
+
+// TestUniqueItemsEveryIntegerSize: uniqueItems reads an integer or a
+// boolean by its own size, in short lists (pairs compared) and long ones
+// (a set of keys): values that differ only in their top byte are distinct,
+// and a repeat is found.
+func TestUniqueItemsEveryIntegerSize(t *testing.T) {
+	type (
+		I8 struct {
+			L []int8 `json:"l" uniqueItems:"true"`
+		}
+		U16 struct {
+			L []uint16 `json:"l" uniqueItems:"true"`
+		}
+		I32 struct {
+			L []int32 `json:"l" uniqueItems:"true"`
+		}
+		U64 struct {
+			L []uint64 `json:"l" uniqueItems:"true"`
+		}
+		I struct {
+			L []int `json:"l" uniqueItems:"true"`
+		}
+		B struct {
+			L []bool `json:"l" uniqueItems:"true"`
+		}
+	)
+	distinct := func(n int, hi uint64) []uint64 { // values apart in their top byte only
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = uint64(i) << hi
+		}
+		return out
+	}
+	cases := []struct {
+		typ  reflect.Type
+		make func(vals []uint64) any
+		hi   uint64 // shift of the top byte of the type
+		max  int    // how many distinct values the type has, at most
+	}{
+		{reflect.TypeFor[I8](), func(v []uint64) any {
+			l := make([]int8, len(v))
+			for i, x := range v {
+				l[i] = int8(x)
+			}
+			return &I8{l}
+		}, 0, 100},
+		{reflect.TypeFor[U16](), func(v []uint64) any {
+			l := make([]uint16, len(v))
+			for i, x := range v {
+				l[i] = uint16(x)
+			}
+			return &U16{l}
+		}, 8, 100},
+		{reflect.TypeFor[I32](), func(v []uint64) any {
+			l := make([]int32, len(v))
+			for i, x := range v {
+				l[i] = int32(x)
+			}
+			return &I32{l}
+		}, 24, 100},
+		{reflect.TypeFor[U64](), func(v []uint64) any { l := make([]uint64, len(v)); copy(l, v); return &U64{l} }, 56, 100},
+		{reflect.TypeFor[I](), func(v []uint64) any {
+			l := make([]int, len(v))
+			for i, x := range v {
+				l[i] = int(x)
+			}
+			return &I{l}
+		}, 56, 100},
+		{reflect.TypeFor[B](), func(v []uint64) any {
+			l := make([]bool, len(v))
+			for i, x := range v {
+				l[i] = x&1 != 0
+			}
+			return &B{l}
+		}, 0, 2},
+	}
+	for _, c := range cases {
+		v := mustCompile(t, c.typ)
+		for _, n := range []int{min(5, c.max), min(40, c.max)} { // pairs, then keys (above smallList)
+			vals := distinct(n, c.hi)
+			if errs := v.Validate(context.Background(), c.make(vals), nil); errs != nil {
+				t.Errorf("%v, %d distinct items: %v", c.typ, n, errs)
+			}
+			vals = append(vals, vals[n/2])
+			if errs := v.Validate(context.Background(), c.make(vals), nil); len(errs) != 1 || errs[0].Location != "body.l["+strconv.Itoa(n)+"]" {
+				t.Errorf("%v, %d items, the last repeating item %d: %v", c.typ, n+1, n/2, errs)
+			}
+		}
 	}
 }

@@ -45,9 +45,10 @@ var Categories = []Category{
 type Report struct {
 	Data     *Data
 	Meta     Meta
-	E2E      *E2E   // nil until an end-to-end run exists
-	ChartDir string // where Render writes the SVG charts ("": no charts)
-	ChartRel string // how BENCHMARKS.md links to ChartDir
+	E2E      *E2E      // nil until an end-to-end run exists
+	LargeAPI *LargeAPI // nil until a large-API run exists
+	ChartDir string    // where Render writes the SVG charts ("": no charts)
+	ChartRel string    // how BENCHMARKS.md links to ChartDir
 	notes    footnotes
 }
 
@@ -170,6 +171,7 @@ func (r *Report) Render(w io.Writer) error {
 		}
 	}
 	r.e2e(&b)
+	r.largeAPI(&b)
 	r.reproduce(&b)
 	if len(r.notes.texts) > 0 {
 		b.WriteString("\n## Notes\n\n")
@@ -647,6 +649,9 @@ func (r *Report) reproduce(b *strings.Builder) {
 	}
 	if r.E2E != nil && r.E2E.ReportCommand != "" {
 		b.WriteString(r.E2E.ReportCommand + "   # the end-to-end section\n")
+	}
+	if r.LargeAPI != nil && r.LargeAPI.ReportCommand != "" {
+		b.WriteString(r.LargeAPI.ReportCommand + "   # the large-API section\n")
 	}
 	if r.Meta.RawFile != "" {
 		fmt.Fprintf(b, "cd bench && go run ./cmd/report -from %s   # this report again, from the kept raw output\n", r.Meta.RawFile)

@@ -15,8 +15,10 @@ import (
 	"github.com/vane-http/vane"
 )
 
-// patience bounds every wait of the suite: a case that hangs fails instead.
-const patience = 10 * time.Second
+// patience bounds every wait of the suite, each for one step that comes at
+// once when all is well: a case that hangs fails instead. A minute, so
+// that a loaded machine running the suite under -race does not fail it.
+const patience = time.Minute
 
 // Headers the suite sends with every request.
 const (
@@ -327,14 +329,8 @@ type overlap struct {
 func (rg *rig) runOverlap(o overlap) {
 	t := rg.t
 	t.Helper()
-	deadline := time.After(patience * 2)
 	bad := 0
 	for i := 0; i < o.rounds; i++ {
-		select {
-		case <-deadline:
-			t.Fatalf("ran out of time after %d rounds", i)
-		default:
-		}
 		first := fmt.Sprintf("%03d-first", i)
 		if err := o.send(roleFirst, first); err != nil {
 			t.Fatal(err)

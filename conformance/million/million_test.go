@@ -1,8 +1,17 @@
 // Package million measures the example service with a large store: it
 // seeds the pets in bulk (petstore seed), then drives each kind of request
 // alone and all of them at once with wrk, on SQLite and on PostgreSQL, and
-// checks that a page or a search costs about what a single pet does, not
-// what the table does.
+// reports what each kind costs beside GET /pets/{id} (the median of
+// paired rounds' ratios) and its latencies under the mixed load. The
+// figures are measurements for docs/operations.md, not a gate: they depend
+// on the machine and on what else runs on it.
+//
+// What the test holds the service to is that every request is answered
+// without error, and that the cost claims hold at this size by the
+// databases' own plans: it runs examples/petstore's TestQueryPlans with
+// VANE_PLAN_PETS set to the same number of pets (no scan of pets on a
+// page or a search, no sort of the matches, PostgreSQL's rows read within
+// a page's bound; see plans_test.go there).
 //
 // It runs when VANE_MILLION_PETS says how many pets to seed: make
 // million-quick (CI) seeds 20,000 and runs each load for 5 s (a kind
@@ -11,11 +20,7 @@
 //
 //	VANE_MILLION_PETS=1000000 VANE_MILLION_SECONDS=20 go test -count=1 -v -timeout 60m -run TestMillion ./million/
 //
-// A page of GET /pets, the first or the 1,000th, may cost 3× GET
-// /pets/{id} alone; a search (words and whole names of the store, at
-// random) 10×; under the mixed load every kind's p99 may be 5× that of
-// GET /pets/{id}. One-word and whole-name searches are measured apart and
-// reported.
+// One-word and whole-name searches are measured apart and reported.
 package million
 
 import (
@@ -41,14 +46,6 @@ import (
 	"github.com/vane-http/vane/internal/testtool"
 )
 
-// The limits the test holds the service to, as multiples of the cost of
-// GET /pets/{id} in the same run.
-const (
-	pageCost   = 3  // a page of GET /pets, the first or the 1,000th
-	searchCost = 10 // a page of a search
-	mixedP99   = 5  // the p99 of every kind under the mixed load
-)
-
 // pageSize is the limit of every page read; deepPage the page whose cost
 // is measured beside the first, reached by following next.
 const (
@@ -69,6 +66,7 @@ func TestMillion(t *testing.T) {
 		t.Fatalf("VANE_MILLION_PETS=%d: at least %d pets are needed for page %d", pets, pageSize*deepPage, deepPage)
 	}
 	seconds := envInt(t, "VANE_MILLION_SECONDS", 3)
+	t.Run("query plans", func(t *testing.T) { queryPlans(t, pets) })
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
 			var env []string
@@ -93,14 +91,12 @@ type measurer struct {
 	seconds     int
 }
 
-// kind is one kind of request: the wrk script that sends it, the
-// connections it has in the mixed load, and the most it may cost alone, as
-// a multiple of GET /pets/{id} (0: measured and reported only).
+// kind is one kind of request: the wrk script that sends it and the
+// connections it has in the mixed load.
 type kind struct {
 	name   string
 	script string
 	conns  int
-	limit  float64
 }
 
 // result is what wrk measured of a kind.
@@ -114,13 +110,13 @@ func (m *measurer) measure(store string, pets int) {
 	t := m.t
 	walk := m.walk(pets)
 	kinds := []kind{
-		{"GET /pets/{id}", m.script("get", fmt.Sprintf(`request = function() return wrk.format("GET", "/pets/" .. math.random(1, %d)) end`, pets)), 15, 0},
-		{"GET /pets (first page)", m.paths("first", []string{"/pets?limit=" + strconv.Itoa(pageSize)}), 0, pageCost},
-		{fmt.Sprintf("GET /pets (page %d, by next)", deepPage), m.paths("deep", []string{walk.deep}), 0, pageCost},
-		{"GET /pets (pages 1 to 1,000)", m.paths("pages", walk.pages), 15, pageCost},
-		{"GET /pets?q= (one word)", m.paths("word", searches(walk.words)), 0, 0},
-		{"GET /pets?q= (a whole name)", m.paths("name", searches(walk.names)), 0, 0},
-		{"GET /pets?q= (words and names)", m.paths("search", searches(append(slices.Clone(walk.words), walk.names...))), 15, searchCost},
+		{"GET /pets/{id}", m.script("get", fmt.Sprintf(`request = function() return wrk.format("GET", "/pets/" .. math.random(1, %d)) end`, pets)), 15},
+		{"GET /pets (first page)", m.paths("first", []string{"/pets?limit=" + strconv.Itoa(pageSize)}), 0},
+		{fmt.Sprintf("GET /pets (page %d, by next)", deepPage), m.paths("deep", []string{walk.deep}), 0},
+		{"GET /pets (pages 1 to 1,000)", m.paths("pages", walk.pages), 15},
+		{"GET /pets?q= (one word)", m.paths("word", searches(walk.words)), 0},
+		{"GET /pets?q= (a whole name)", m.paths("name", searches(walk.names)), 0},
+		{"GET /pets?q= (words and names)", m.paths("search", searches(append(slices.Clone(walk.words), walk.names...))), 15},
 		{"POST /pets", m.script("post", `
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -129,7 +125,7 @@ local n = 0
 request = function()
   n = n + 1
   return wrk.format(nil, "/pets", nil, '{"name":"Load ' .. n .. '","species":"dog","tags":["load"]}')
-end`), 5, 0},
+end`), 5},
 	}
 
 	// Each kind alone, four connections: its cost, as a multiple of GET
@@ -190,30 +186,40 @@ end`), 5, 0},
 	}
 	t.Log(b.String())
 
+	// Every request answered without error; the costs and latencies above
+	// are reported, not bounded (the plans are checked by queryPlans).
 	for _, k := range kinds {
-		rs, ok := perRound[k.name]
-		if !ok {
-			continue
-		}
-		for _, r := range rs {
+		for _, r := range perRound[k.name] {
 			if r.errors > 0 {
 				t.Errorf("%s alone: %d errors", k.name, r.errors)
 			}
-		}
-		if k.limit > 0 && cost[k.name] > k.limit {
-			t.Errorf("%s costs %.1f× GET /pets/{id} (the median of %d rounds' ratios), more than %.0f×", k.name, cost[k.name], rounds, k.limit)
 		}
 	}
 	for name, r := range mixed {
 		if r.errors > 0 {
 			t.Errorf("%s in the mixed load: %d errors", name, r.errors)
 		}
-		if strings.Contains(name, "?q=") && pets < 1_000_000 {
-			continue
+	}
+}
+
+// queryPlans runs examples/petstore's TestQueryPlans with pets pets, on
+// both stores: the databases' plans of the queries each kind of request
+// makes, at this size.
+func queryPlans(t *testing.T, pets int) {
+	dir, pkg := examplerun.Package(testtool.Root(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute) // a generous bound on seeding and planning
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-timeout", "30m", "-run", "^TestQueryPlans$", pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "VANE_PLAN_PETS="+strconv.Itoa(pets))
+	out, err := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "rows of pets read") || strings.Contains(line, "--- ") {
+			t.Log(strings.TrimSpace(line))
 		}
-		if r.p99 > mixedP99*mget.p99 {
-			t.Errorf("%s in the mixed load: p99 %.2f ms, more than %d× GET /pets/{id}'s %.2f ms", name, r.p99, mixedP99, mget.p99)
-		}
+	}
+	if err != nil {
+		t.Fatalf("TestQueryPlans with %d pets: %v\n%s", pets, err, out)
 	}
 }
 

@@ -3,6 +3,7 @@ package ogen
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"net/url"
 	"os"
@@ -25,7 +26,8 @@ func TestOgenClient(t *testing.T) {
 		t.Skip("builds and runs the example service")
 	}
 	svc := examplerun.Start(t, examplerun.Options{})
-	doc := examplerun.Get(t, svc.URL+"/openapi.json")
+	// Kept indented, so that a change of the document reads as a diff.
+	doc := indented(t, examplerun.Get(t, svc.URL+"/openapi.json"))
 
 	t.Run("client is generated from the served document", func(t *testing.T) {
 		kept := filepath.Join("petstore", "openapi.json")
@@ -228,4 +230,15 @@ func drive(t *testing.T, svc *examplerun.Service) {
 			t.Errorf("again: %#v %v", res, err)
 		}
 	})
+}
+
+// indented returns the JSON document doc indented by two spaces a level,
+// as the committed copy is written.
+func indented(t *testing.T, doc []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, bytes.TrimSpace(doc), "", "  "); err != nil {
+		t.Fatalf("the served document is not JSON: %v", err)
+	}
+	return append(b.Bytes(), '\n')
 }

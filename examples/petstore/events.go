@@ -206,10 +206,14 @@ type subscriber struct {
 }
 
 const (
-	pollEvery      = time.Second
 	subscriberSize = 256
 	readBatch      = 500
 )
+
+// pollEvery is how often the feed reads without being poked. A variable
+// so that a test can make notifications the only way an event arrives in
+// time.
+var pollEvery = time.Second
 
 // startFeed starts the feed of s from its newest event on.
 func startFeed(s *Store, listenURL string, logger *slog.Logger) (*feed, error) {

@@ -29,17 +29,7 @@ func TestEventsNoDuplicateAcrossReplicas(t *testing.T) {
 	}
 	// Once the feed has read it, it is made to lag by one event, as
 	// another replica's does until its notification or poll comes.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		store.feed.mu.Lock()
-		caughtUp := store.feed.last == newest
-		store.feed.mu.Unlock()
-		if caughtUp {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the feed did not read the newest event")
-		}
-	}
+	waitFeed(t, store, newest)
 	store.feed.mu.Lock()
 	store.feed.last = newest - 1
 	store.feed.mu.Unlock()
@@ -47,10 +37,28 @@ func TestEventsNoDuplicateAcrossReplicas(t *testing.T) {
 	s := openStream(t, srv.URL, strconv.FormatInt(newest, 10))
 	defer s.close()
 	store.feed.poke() // the feed now reads the event the client has
-	time.Sleep(100 * time.Millisecond)
+	waitFeed(t, store, newest)
 	id := newPet(t, c, `{"name":"New","species":"cat"}`)
 	if got := s.next(t); got.Name != "created" || petID(got) != id || got.ID != strconv.FormatInt(newest+1, 10) {
 		t.Fatalf("first event %s %s (id %s), want the new pet %s with id %d", got.Name, petID(got), got.ID, id, newest+1)
+	}
+}
+
+// waitFeed waits until the store's feed has handed out the event of id
+// last, up to a minute: the feed reads on its own goroutine, which a
+// loaded machine may leave waiting; the wait ends as soon as it has.
+func waitFeed(t *testing.T, store *Store, last int64) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		store.feed.mu.Lock()
+		at := store.feed.last
+		store.feed.mu.Unlock()
+		if at == last {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the feed is at event %d a minute on, want %d", at, last)
+		}
 	}
 }
 
@@ -85,23 +93,13 @@ func TestEventsSlowSubscriberIsDropped(t *testing.T) {
 		}
 	}
 	// Read nothing until the feed has handed out all four.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		s.feed.mu.Lock()
-		last := s.feed.last
-		s.feed.mu.Unlock()
-		newest, err := s.LastEventID(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if last == newest {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the feed is at %d, the newest event %d", last, newest)
-		}
+	newest, err := s.LastEventID(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
+	waitFeed(t, s, newest)
 	var ids []int64
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(time.Minute) // generous: the buffered events are there already
 	for {
 		select {
 		case e, ok := <-sub.c:
@@ -155,7 +153,8 @@ func TestConditionalWritesOfMissingPets(t *testing.T) {
 // When PostgreSQL ends the service's connections (pg_terminate_backend,
 // as a restart does), requests are answered 200 or 503 with Retry-After,
 // never 500, and the pool, the readiness probe and the event listener
-// recover by themselves within seconds.
+// recover by themselves (in milliseconds; the limit of a minute is for a
+// loaded machine).
 func TestPostgresConnectionsKilled(t *testing.T) {
 	base := testDBs[1].fresh(t)
 	// An application_name of its own picks out this test's connections
@@ -195,11 +194,11 @@ func TestPostgresConnectionsKilled(t *testing.T) {
 		t.Fatalf("terminated %d connections", killed)
 	}
 
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	ok, unavailable := 0, 0
 	for ok < 5 {
 		if time.Now().After(deadline) {
-			t.Fatalf("no recovery within 5s: %d answers 200, %d 503", ok, unavailable)
+			t.Fatalf("no recovery within a minute: %d answers 200, %d 503", ok, unavailable)
 		}
 		switch r := ca.get("/pets/1"); {
 		case r.status == 200:
@@ -223,7 +222,7 @@ func TestPostgresConnectionsKilled(t *testing.T) {
 	// Both replicas' listeners reconnect.
 	for listening := 0; listening < 2; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of 2 event listeners reconnected within 5s", listening)
+			t.Fatalf("%d of 2 event listeners reconnected within a minute", listening)
 		}
 		if err := admin.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity
 			WHERE application_name = $1 AND query LIKE 'LISTEN %'`, app).Scan(&listening); err != nil {

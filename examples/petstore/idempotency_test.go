@@ -28,7 +28,9 @@ import (
 // (otherToken).
 func keyedService(t *testing.T, store *Store) *client {
 	t.Helper()
-	h := newService(store, map[string]string{testToken: "tester", otherToken: "other"}, options{timeout: 10 * time.Second})
+	// The API's Timeout is a minute, as startServiceOn's: a loaded machine
+	// must not turn a slow answer into a 503.
+	h := newService(store, map[string]string{testToken: "tester", otherToken: "other"}, options{timeout: time.Minute})
 	srv := httptest.NewServer(vanetest.New(t, h, vanetest.ExplicitStatuses()).Handler())
 	t.Cleanup(srv.Close)
 	return &client{t, srv.URL}

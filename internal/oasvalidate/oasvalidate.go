@@ -71,12 +71,19 @@ func Validate(t testing.TB, docs map[string][]byte) {
 	}
 }
 
-var versionField = regexp.MustCompile(`(?m)^\s*"?openapi"?\s*:\s*["']?(3\.[01])\.\d+["']?\s*,?\s*$`)
+var (
+	versionField = regexp.MustCompile(`(?m)^\s*"?openapi"?\s*:\s*["']?(3\.[01])\.\d+["']?\s*,?\s*$`)
+	// compactVersion is the field first in a compact JSON document.
+	compactVersion = regexp.MustCompile(`^\s*\{\s*"openapi"\s*:\s*"(3\.[01])\.\d+"`)
+)
 
 // Version returns the "3.0" or "3.1" of a JSON or YAML document's openapi
 // field (3.0.3, 3.1.0, …).
 func Version(doc []byte) (string, error) {
 	m := versionField.FindSubmatch(doc)
+	if m == nil {
+		m = compactVersion.FindSubmatch(doc)
+	}
 	if m == nil {
 		return "", fmt.Errorf("no openapi field of version 3.0.x or 3.1.x")
 	}

@@ -5,6 +5,8 @@
 //	go run ./cmd/report              # in-process workloads, 20 rounds of -benchtime 150ms, then BENCHMARKS.md
 //	go run ./cmd/report -quick       # CI: one short round, report under results/quick/
 //	go run ./cmd/report -e2e         # end to end under wrk (6 rounds), then BENCHMARKS.md again
+//	go run ./cmd/report -largeapi    # also the large-API workload (package largeapi), 100 to 20,000 operations
+//	go run ./cmd/report -largeapi-only   # the large-API workload alone, then BENCHMARKS.md again
 //	go run ./cmd/report -from results/bench-20261121-140000.txt   # the report again, from a kept run
 //
 // Before anything is timed every adapter is checked (the same check as
@@ -28,6 +30,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane/bench/e2e"
+	"github.com/vane-http/vane/bench/largeapi"
 	"github.com/vane-http/vane/bench/peers"
 	"github.com/vane-http/vane/bench/report"
 	"github.com/vane-http/vane/bench/routes"
@@ -52,6 +55,12 @@ func main() {
 		e2eOnly   = flag.String("e2e-only", "", "comma-separated implementations to run end to end (default: all)")
 		out       = flag.String("out", "", "where to write BENCHMARKS.md (default ../BENCHMARKS.md, or results/quick/BENCHMARKS.md with -quick); results are pruned only for the default")
 		results   = flag.String("results", "", "where raw results go (default results/, or results/quick/ with -quick)")
+		runLarge  = flag.Bool("largeapi", false, "also run the large-API workload (package largeapi): vane and Huma at -largeapi-sizes operations, each variant of -largeapi-types, each in a process of its own")
+		largeOnly = flag.Bool("largeapi-only", false, "run the large-API workload alone, then write the report from the kept in-process results")
+		largeN    = flag.String("largeapi-sizes", "100,1000,5000,20000", "operations of the large-API workload")
+		largeK    = flag.String("largeapi-types", "0,512,4096", "its variants: distinct output types (0: every operation shares its types)")
+		largeR    = flag.Int("largeapi-rounds", 3, "its rounds (a process per framework, size and variant in each)")
+		largeT    = flag.Duration("largeapi-timeout", 30*time.Minute, "how long one of its processes may take")
 	)
 	flag.Parse()
 	log.SetFlags(0)
@@ -65,6 +74,7 @@ func main() {
 	outFile := "../BENCHMARKS.md"
 	if *quick {
 		*rounds, *benchtime = 1, "10ms"
+		*runLarge, *largeN, *largeK, *largeR = true, "100,1000", "0,16", 1
 		resultsDir = filepath.Join("results", "quick")
 		chartDir, chartRel = filepath.Join(resultsDir, "charts"), "charts"
 		outFile = filepath.Join(resultsDir, "BENCHMARKS.md")
@@ -99,9 +109,33 @@ func main() {
 		}
 	}
 
+	if (*runLarge || *largeOnly) && *from == "" {
+		sizes, err := intList(*largeN)
+		if err != nil || len(sizes) == 0 {
+			log.Fatalf("-largeapi-sizes %q: %v", *largeN, err)
+		}
+		variants, err := intList(*largeK)
+		if err != nil || len(variants) == 0 {
+			log.Fatalf("-largeapi-types %q: %v", *largeK, err)
+		}
+		largeCPU := *cpu
+		if largeCPU < 0 {
+			if largeCPU, err = pinCPU(); err != nil {
+				log.Fatal(err)
+			}
+		}
+		if err := needTaskset(); err != nil {
+			log.Fatal(err)
+		}
+		if err := largeRun(resultsDir, largeapi.RunOptions{Sizes: sizes, Variants: variants, Frameworks: []string{"vane", "huma"},
+			Rounds: max(*largeR, 1), CPU: largeCPU, Timeout: *largeT}, commandLine()); err != nil {
+			log.Fatal(err)
+		}
+	}
+
 	raw := *from
 	switch {
-	case raw == "" && *runE2E:
+	case raw == "" && (*runE2E || *largeOnly):
 		raw = latest(resultsDir, "bench-*.txt")
 		if raw == "" {
 			log.Printf("no benchmark run under %s yet: the report will have only the end-to-end table", resultsDir)
@@ -122,7 +156,8 @@ func main() {
 	}
 
 	e2eFile := latest(resultsDir, "e2e-*.json")
-	in := inputs{raw: raw, e2e: e2eFile, chartDir: chartDir, chartRel: chartRel}
+	largeFile := latest(resultsDir, "largeapi-*.json")
+	in := inputs{raw: raw, e2e: e2eFile, large: largeFile, chartDir: chartDir, chartRel: chartRel}
 	md, rep, err := render(in)
 	if err != nil {
 		log.Fatal(err)
@@ -137,7 +172,7 @@ func main() {
 	}
 	log.Printf("wrote %s (raw output: %s; end to end: %s); rendered again from those files: identical", outFile, firstNonEmpty(raw, "none"), firstNonEmpty(e2eFile, "none"))
 	if prunable {
-		removed, err := prune(resultsDir, shownFiles(raw, e2eFile, rep.E2E))
+		removed, err := prune(resultsDir, append(shownFiles(raw, e2eFile, rep.E2E), largeFile))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -193,6 +228,7 @@ func endToEnd(dir string, o e2e.Options, command string) error {
 type inputs struct {
 	raw      string // raw go test output ("" for none); its metadata beside it
 	e2e      string // end-to-end summary ("" for none)
+	large    string // the large-API run ("" for none)
 	chartDir string
 	chartRel string
 }
@@ -222,6 +258,12 @@ func render(in inputs) ([]byte, *report.Report, error) {
 	if in.e2e != "" {
 		rep.E2E = &report.E2E{}
 		if err := report.ReadJSON(in.e2e, rep.E2E); err != nil {
+			return nil, nil, err
+		}
+	}
+	if in.large != "" {
+		rep.LargeAPI = &report.LargeAPI{}
+		if err := report.ReadJSON(in.large, rep.LargeAPI); err != nil {
 			return nil, nil, err
 		}
 	}

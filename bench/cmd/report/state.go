@@ -62,7 +62,7 @@ func prune(dir string, keep []string) ([]string, error) {
 		}
 	}
 	var removed []string
-	for _, pattern := range []string{"bench-*.txt", "bench-*.json", "e2e-*.txt", "e2e-*.json"} {
+	for _, pattern := range []string{"bench-*.txt", "bench-*.json", "e2e-*.txt", "e2e-*.json", "largeapi-*.json"} {
 		files, err := filepath.Glob(filepath.Join(dir, pattern))
 		if err != nil {
 			return removed, err

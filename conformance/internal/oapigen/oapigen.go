@@ -8,6 +8,7 @@ package oapigen
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,12 @@ import (
 func Check(t *testing.T, dir string, doc []byte, update bool, regenerate string) {
 	t.Helper()
 	kept := filepath.Join(dir, "openapi-3.0.json")
+	// Kept indented, so that a change of the document reads as a diff.
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, bytes.TrimSpace(doc), "", "  "); err != nil {
+		t.Fatalf("the served document is not JSON: %v", err)
+	}
+	doc = append(indented.Bytes(), '\n')
 	if update {
 		if err := os.WriteFile(kept, doc, 0o644); err != nil {
 			t.Fatal(err)

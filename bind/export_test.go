@@ -1,4 +1,0 @@
-package bind
-
-// RaceEnabled tells the external tests whether the race detector is on.
-const RaceEnabled = raceEnabled
