@@ -449,87 +449,36 @@ func TestPresentZeroValuesPassWithoutAllocating(t *testing.T) {
 // (a set of keys): values that differ only in their top byte are distinct,
 // and a repeat is found.
 func TestUniqueItemsEveryIntegerSize(t *testing.T) {
-	type (
-		I8 struct {
-			L []int8 `json:"l" uniqueItems:"true"`
+	uniqueBySize(t, 0, 100, func(x uint64) int8 { return int8(x) })
+	uniqueBySize(t, 8, 100, func(x uint64) uint16 { return uint16(x) })
+	uniqueBySize(t, 24, 100, func(x uint64) int32 { return int32(x) })
+	uniqueBySize(t, 56, 100, func(x uint64) uint64 { return x })
+	uniqueBySize(t, 56, 100, func(x uint64) int { return int(x) })
+	uniqueBySize(t, 0, 2, func(x uint64) bool { return x != 0 })
+}
+
+// uniqueList is a list of T whose items must be unique.
+type uniqueList[T any] struct {
+	L []T `json:"l" uniqueItems:"true"`
+}
+
+// uniqueBySize checks uniqueItems on lists of T made by conv from values
+// i<<hi, for up to max distinct values.
+func uniqueBySize[T any](t *testing.T, hi uint, max int, conv func(uint64) T) {
+	t.Helper()
+	v := mustCompile(t, reflect.TypeFor[uniqueList[T]]())
+	for _, n := range []int{min(5, max), min(40, max)} { // pairs, then keys (above smallList)
+		l := make([]T, n, n+1)
+		for i := range l {
+			l[i] = conv(uint64(i) << hi)
 		}
-		U16 struct {
-			L []uint16 `json:"l" uniqueItems:"true"`
+		if errs := v.Validate(context.Background(), &uniqueList[T]{l}, nil); errs != nil {
+			t.Errorf("%T, %d distinct items: %v", l, n, errs)
 		}
-		I32 struct {
-			L []int32 `json:"l" uniqueItems:"true"`
-		}
-		U64 struct {
-			L []uint64 `json:"l" uniqueItems:"true"`
-		}
-		I struct {
-			L []int `json:"l" uniqueItems:"true"`
-		}
-		B struct {
-			L []bool `json:"l" uniqueItems:"true"`
-		}
-	)
-	distinct := func(n int, hi uint64) []uint64 { // values apart in their top byte only
-		out := make([]uint64, n)
-		for i := range out {
-			out[i] = uint64(i) << hi
-		}
-		return out
-	}
-	cases := []struct {
-		typ  reflect.Type
-		make func(vals []uint64) any
-		hi   uint64 // shift of the top byte of the type
-		max  int    // how many distinct values the type has, at most
-	}{
-		{reflect.TypeFor[I8](), func(v []uint64) any {
-			l := make([]int8, len(v))
-			for i, x := range v {
-				l[i] = int8(x)
-			}
-			return &I8{l}
-		}, 0, 100},
-		{reflect.TypeFor[U16](), func(v []uint64) any {
-			l := make([]uint16, len(v))
-			for i, x := range v {
-				l[i] = uint16(x)
-			}
-			return &U16{l}
-		}, 8, 100},
-		{reflect.TypeFor[I32](), func(v []uint64) any {
-			l := make([]int32, len(v))
-			for i, x := range v {
-				l[i] = int32(x)
-			}
-			return &I32{l}
-		}, 24, 100},
-		{reflect.TypeFor[U64](), func(v []uint64) any { l := make([]uint64, len(v)); copy(l, v); return &U64{l} }, 56, 100},
-		{reflect.TypeFor[I](), func(v []uint64) any {
-			l := make([]int, len(v))
-			for i, x := range v {
-				l[i] = int(x)
-			}
-			return &I{l}
-		}, 56, 100},
-		{reflect.TypeFor[B](), func(v []uint64) any {
-			l := make([]bool, len(v))
-			for i, x := range v {
-				l[i] = x&1 != 0
-			}
-			return &B{l}
-		}, 0, 2},
-	}
-	for _, c := range cases {
-		v := mustCompile(t, c.typ)
-		for _, n := range []int{min(5, c.max), min(40, c.max)} { // pairs, then keys (above smallList)
-			vals := distinct(n, c.hi)
-			if errs := v.Validate(context.Background(), c.make(vals), nil); errs != nil {
-				t.Errorf("%v, %d distinct items: %v", c.typ, n, errs)
-			}
-			vals = append(vals, vals[n/2])
-			if errs := v.Validate(context.Background(), c.make(vals), nil); len(errs) != 1 || errs[0].Location != "body.l["+strconv.Itoa(n)+"]" {
-				t.Errorf("%v, %d items, the last repeating item %d: %v", c.typ, n+1, n/2, errs)
-			}
+		l = append(l, l[n/2])
+		errs := v.Validate(context.Background(), &uniqueList[T]{l}, nil)
+		if len(errs) != 1 || errs[0].Location != "body.l["+strconv.Itoa(n)+"]" {
+			t.Errorf("%T, %d items, the last repeating item %d: %v", l, n+1, n/2, errs)
 		}
 	}
 }
