@@ -10,7 +10,60 @@ import (
 
 // dispatch routes req and serves it (everything ServeHTTP does but the
 // router-wide middleware): the route's handler, a redirect or a miss.
+//
+// This body is the common case written out: a path without escapes that
+// matter, a router whose routes have at most stackParams parameters (the
+// values are recorded on the stack), a standard method, and a route that
+// matched with nothing more to do than set req.Pattern and call its
+// handler. Everything else goes to dispatchAny (the general body) or
+// serveMatch (what follows a match). Writing it out spares the calls to
+// find and serveMatch, about 40 instructions a request:
+// BenchmarkStaticAll, BenchmarkParam, BenchmarkGitHubAll,
+// BenchmarkGPlusAll and BenchmarkParseAll keep it (docs/router-tree.md,
+// "One lookup, one written-out fast path").
 func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
+	if req.URL.RawPath != "" || m.maxParams > stackParams {
+		m.dispatchAny(w, req)
+		return
+	}
+	if t := req.RequestURI; (t != "" && t[0] != '/' || req.URL.RawQuery != "") && m.refuseOriginTarget(w, req) {
+		return
+	}
+	p := req.URL.Path
+	f := m.compiled()
+	var buf [stackParams]span
+	// find, for a standard method: methodRoute written out, then fallback
+	// only where it has something to try.
+	var rt *route
+	if i := methodIndex(req.Method); i < 0 {
+		rt = f.find(i, req.Method, p, buf[:], true)
+	} else {
+		if f.mayHaveStatic(uint8(i), p) {
+			rt = f.findStatic(uint8(i), p)
+		}
+		if rt == nil && f.roots[i] != 0 {
+			rt = f.match(f.roots[i]-1, p, 0, 0, buf[:])
+		}
+		if rt == nil && (i == 1 || f.methods&(1<<anyMethodID) != 0) {
+			rt = f.fallback(i, p, buf[:])
+		}
+	}
+	switch {
+	case rt == nil:
+		m.unmatched(w, req, p, nil)
+	case !rt.slashProbe && !m.stdValues &&
+		(rt.nparams == 0 || !m.redirectClean || !rt.catchAll && !dotted(p, buf[:rt.nparams])):
+		req.Pattern = rt.pattern
+		rt.handler(w, req)
+	default:
+		m.serveMatch(w, req, p, rt, buf[:], false)
+	}
+}
+
+// dispatchAny is dispatch for every request: a path sent with escapes
+// that matter, and routers with routes of more than stackParams
+// parameters, whose values are recorded in pooled scratch space.
+func (m *mux) dispatchAny(w http.ResponseWriter, req *http.Request) {
 	p, escaped := req.URL.Path, req.URL.RawPath != ""
 	if escaped {
 		// The path was sent with escapes that matter (such as %2F). It is
@@ -30,34 +83,41 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		p = routingPath(e)
-	} else if t := req.RequestURI; t != "" && t[0] != '/' {
-		// Only a target that is not origin-form, or whose query holds a
-		// '#', needs a closer look (checkTarget); a '#' in the path makes
-		// net/http keep the path as sent in RawPath, so the escaped case
-		// looks there. Two tests on the way of a request without a query.
-		if m.refuseTarget(w, req) {
-			return
-		}
-	} else if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
-		writeProblem(w, http.StatusBadRequest, problemFragment)
+	} else if m.refuseOriginTarget(w, req) {
 		return
 	}
-	f := m.compiled()
-	var buf [stackParams]span
-	vals := buf[:]
-	if m.maxParams > stackParams {
-		s := m.getScratch()
-		defer scratchPool.Put(s)
-		vals = s.spans
+	s := m.getScratch()
+	defer scratchPool.Put(s)
+	m.serveMatch(w, req, p, m.compiled().lookup(req.Method, p, s.spans), s.spans, escaped)
+}
+
+// refuseOriginTarget is refuseTarget for a request whose path has no
+// escapes that matter. Only a target that is not origin-form, or whose
+// query holds a '#', needs a closer look (checkTarget); a '#' in the path
+// makes net/http keep the path as sent in RawPath, so dispatchAny looks
+// there. Two tests on the way of a request without a query.
+func (m *mux) refuseOriginTarget(w http.ResponseWriter, req *http.Request) bool {
+	if t := req.RequestURI; t != "" && t[0] != '/' {
+		return m.refuseTarget(w, req)
 	}
-	rt := f.find(methodIndex(req.Method), req.Method, p, vals, true)
+	if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
+		writeProblem(w, http.StatusBadRequest, problemFragment)
+		return true
+	}
+	return false
+}
+
+// serveMatch answers req once the lookup of p found rt (nil for none),
+// with the parameter values at vals: the route's handler, a clean-path or
+// subtree redirect, or a miss. escaped reports whether p is the escaped
+// path (dispatchAny), which was checked for cleanness whole.
+func (m *mux) serveMatch(w http.ResponseWriter, req *http.Request, p string, rt *route, vals []span, escaped bool) {
 	switch {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)
 	case !escaped && rt.nparams > 0 && m.redirectClean && !cleanValues(rt, p, vals):
 		// Patterns have no empty, "." or ".." segments, so only what
-		// parameters matched can make a matched path unclean (an escaped
-		// path was checked whole).
+		// parameters matched can make a matched path unclean.
 		m.unmatched(w, req, p, rt)
 	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, vals):
 	default:
@@ -129,16 +189,25 @@ func (m *mux) subtreeRedirect(w http.ResponseWriter, req *http.Request, p string
 	return true
 }
 
+// dotted reports whether a value at vals in p begins with a dot, the only
+// way a value of a {name} parameter can be an unclean segment. It is
+// inlined into dispatch, which calls cleanValues only for a catch-all or
+// where it is true.
+func dotted(p string, vals []span) bool {
+	for _, s := range vals {
+		if uint(s.start) < uint(len(p)) && p[s.start] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
 // cleanValues reports whether the parameter values rt matched in p, at
 // vals, are free of "." and ".." segments and, for a catch-all, empty
 // segments. Values rarely begin with a dot: only those are looked at
 // closely.
 func cleanValues(rt *route, p string, vals []span) bool {
-	dot := false
-	for _, s := range vals[:rt.nparams] {
-		dot = dot || s.start < s.end && p[s.start] == '.'
-	}
-	if dot {
+	if dotted(p, vals[:rt.nparams]) {
 		for _, s := range vals[:rt.nparams] {
 			if v := p[s.start:s.end]; v == "." || v == ".." {
 				return false

@@ -215,41 +215,47 @@ func (f *flatTrees) lookup(method, path string, vals []span) *route {
 // (a standard method's, or Mount's at anyMethodID; -1 for method, a
 // custom one): a static route equal to path if there is one (findStatic),
 // the most specific there is, else what the walk of the tree finds. With
-// fallback, it goes on where those have none, as lookup does.
+// fallback, it goes on where those have none, as lookup does (fallback).
 func (f *flatTrees) find(i int, method, path string, vals []span, fallback bool) *route {
-	if i < 0 {
-		if root := f.custom[method]; root != 0 {
-			if rt := f.match(root-1, path, 0, 0, vals); rt != nil {
-				return rt
-			}
-		}
-		if !fallback || f.methods&(1<<anyMethodID) == 0 {
-			return nil
-		}
-		i = anyMethodID
+	var rt *route
+	if i >= 0 {
+		rt = f.methodRoute(i, path, vals)
+	} else if root := f.custom[method]; root != 0 {
+		rt = f.match(root-1, path, 0, 0, vals)
 	}
-	for {
-		if f.mayHaveStatic(uint8(i), path) {
-			if rt := f.findStatic(uint8(i), path); rt != nil {
-				return rt
-			}
-		}
-		if root := f.roots[i]; root != 0 {
-			if rt := f.match(root-1, path, 0, 0, vals); rt != nil {
-				return rt
-			}
-		}
-		switch {
-		case !fallback || i == anyMethodID:
-			return nil
-		case i == 1 && f.methods&1 != 0: // HEAD: GET's routes
-			i = 0
-		case f.methods&(1<<anyMethodID) != 0:
-			i = anyMethodID
-		default:
-			return nil
+	if rt != nil || !fallback {
+		return rt
+	}
+	return f.fallback(i, path, vals)
+}
+
+// methodRoute returns the route for path among those of route method
+// number i: the static index's, else the tree's.
+func (f *flatTrees) methodRoute(i int, path string, vals []span) *route {
+	if f.mayHaveStatic(uint8(i), path) {
+		if rt := f.findStatic(uint8(i), path); rt != nil {
+			return rt
 		}
 	}
+	if root := f.roots[i]; root != 0 {
+		return f.match(root-1, path, 0, 0, vals)
+	}
+	return nil
+}
+
+// fallback returns the route for path where the routes of route method
+// number i (-1 for a custom method) have none: for HEAD, GET's; then
+// Mount's.
+func (f *flatTrees) fallback(i int, path string, vals []span) *route {
+	if i == 1 && f.methods&1 != 0 {
+		if rt := f.methodRoute(0, path, vals); rt != nil {
+			return rt
+		}
+	}
+	if i != anyMethodID && f.methods&(1<<anyMethodID) != 0 {
+		return f.methodRoute(anyMethodID, path, vals)
+	}
+	return nil
 }
 
 // mayHaveStatic reports whether the index may hold a route of method for

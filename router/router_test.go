@@ -502,13 +502,35 @@ func TestStdPathValues(t *testing.T) {
 		r.Get("/u/{id}/{rest...}", func(w http.ResponseWriter, req *http.Request) {
 			fmt.Fprint(w, req.PathValue("id"), "|", req.PathValue("rest"))
 		})
-		want := "|"
+		// A route without a catch-all takes dispatch's written-out path.
+		r.Get("/v/{id}", func(w http.ResponseWriter, req *http.Request) {
+			fmt.Fprint(w, req.PathValue("id"))
+		})
+		want, wantV := "|", ""
 		if on {
-			want = "7|a/b"
+			want, wantV = "7|a/b", "8"
 		}
 		if w := do(r, "GET", "/u/7/a/b"); w.Body.String() != want {
 			t.Errorf("StdPathValues(%v): %q, want %q", on, w.Body.String(), want)
 		}
+		if w := do(r, "GET", "/v/8"); w.Body.String() != wantV {
+			t.Errorf("StdPathValues(%v), /v/8: %q, want %q", on, w.Body.String(), wantV)
+		}
+	}
+}
+
+// TestSubtreeRedirectWithoutCleanPath checks that a catch-all match that
+// a more specific subtree's root would match with a slash added is
+// redirected there with RedirectCleanPath off too (dispatch's written-out
+// path must leave such a route to serveMatch).
+func TestSubtreeRedirectWithoutCleanPath(t *testing.T) {
+	r := echoRouter(t, []Option{RedirectCleanPath(false)}, "/a/{rest...}", "/a/b/")
+	w := do(r, "GET", "/a/b")
+	if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/a/b/" {
+		t.Errorf("GET /a/b: %d, Location %q; want 301 to /a/b/", w.Code, w.Header().Get("Location"))
+	}
+	if w := do(r, "GET", "/a/c"); w.Code != 200 || w.Body.String() != "/a/{rest...} rest=c" {
+		t.Errorf("GET /a/c: %d %q", w.Code, w.Body.String())
 	}
 }
 
