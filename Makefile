@@ -19,8 +19,8 @@ test:
 	scripts/setup
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
-	go test -race ./...
-	@set -e; for m in $(SUBMODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race ./...); done
+	go test -race -timeout 20m ./...
+	@set -e; for m in $(SUBMODULES); do echo "== module $$m"; (cd $$m && go vet ./... && go test -race -timeout 20m ./...); done
 
 # A short run of every fuzz target of every module (scripts/fuzz finds them
 # in the sources): FUZZTIME=d per target, 20s by default.

@@ -55,7 +55,7 @@ func TestBodyDefaultsApplied(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.body, func(t *testing.T) {
 			w := serve(r, "POST", "/search", c.body, "Content-Type", "application/json")
-			if w.Code != 200 {
+			if w.Code != 204 {
 				t.Fatalf("%d %s", w.Code, w.Body)
 			}
 			want := searchIn{}
@@ -83,4 +83,29 @@ func TestBodyDefaultBreakingItsRules(t *testing.T) {
 		}
 	}()
 	Post(New(), "/p", func(ctx context.Context, _ *in) (*struct{}, error) { return nil, nil })
+}
+
+// A body property with a default is optional though it has no omitempty:
+// the default is what not sending it means, and the document does not
+// list it as required. required:"true" keeps it required.
+func TestBodyDefaultMakesOptional(t *testing.T) {
+	type kindIn struct {
+		Body struct {
+			Name  string `json:"name"`
+			Kind  string `json:"kind" default:"meeting" enum:"meeting,workshop"`
+			Rooms int    `json:"rooms" default:"1" required:"true"`
+		}
+	}
+	r := New()
+	var got kindIn
+	Post(r, "/book", func(ctx context.Context, in *kindIn) (*struct{}, error) {
+		got = *in
+		return nil, nil
+	})
+	if w := serve(r, "POST", "/book", `{"name":"a","rooms":2}`, "Content-Type", "application/json"); w.Code != 204 || got.Body.Kind != "meeting" {
+		t.Errorf("kind not sent: %d %s, kind %q; want 204 and the default", w.Code, w.Body, got.Body.Kind)
+	}
+	if w := serve(r, "POST", "/book", `{"name":"a"}`, "Content-Type", "application/json"); w.Code != 422 || !strings.Contains(w.Body.String(), "body.rooms") {
+		t.Errorf("rooms, required:\"true\", not sent: %d %s; want a 422 naming body.rooms", w.Code, w.Body)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 	"testing"
 
@@ -24,7 +23,7 @@ func serveInBubble(t *testing.T, s *vane.Server) (ln *memnet.Listener, stop func
 		s.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.Signals == nil {
-		s.Signals = []os.Signal{} // a signal comes from outside the bubble
+		s.NoSignals = true // a signal comes from outside the bubble
 	}
 	ln = memnet.Listen()
 	ctx, cancel := context.WithCancel(context.Background())

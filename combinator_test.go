@@ -83,8 +83,8 @@ func TestCombinatorsEnforced(t *testing.T) {
 		t.Run(c.body, func(t *testing.T) {
 			w := serve(r, "POST", "/draw", c.body, "Content-Type", "application/json")
 			if c.want == "" {
-				if w.Code != 200 {
-					t.Fatalf("%d %s, want 200", w.Code, w.Body)
+				if w.Code != 204 {
+					t.Fatalf("%d %s, want 204", w.Code, w.Body)
 				}
 				return
 			}

@@ -281,3 +281,12 @@ func conditionalOf(t reflect.Type) (has, required bool) {
 	}
 	return false, false
 }
+
+// safeMethod reports whether method is one of RFC 9110's safe methods.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}

@@ -59,12 +59,12 @@ type noteOut struct {
 func TestExpectContinueAnsweredAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := vane.New()
-		auth := r.Group("/secret", func(next http.Handler) http.Handler {
+		auth := r.Group("/secret", vane.Middleware(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 				w.WriteHeader(http.StatusUnauthorized)
 			})
-		})
-		auth.Post("/notes", func(w http.ResponseWriter, req *http.Request) {})
+		}))
+		auth.HandleFunc(http.MethodPost, "/notes", func(w http.ResponseWriter, req *http.Request) {})
 		vane.Post(r, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 			out := &noteOut{}
 			out.Body.Text = in.Body.Text
@@ -112,7 +112,7 @@ func TestTimeoutHalfClosedClient(t *testing.T) {
 	r := vane.New()
 	// A minute: the handler answers in 20 ms; a loaded machine must not
 	// turn its answer into Timeout's 503.
-	api := r.Group("", middleware.Timeout(time.Minute))
+	api := r.Group("", vane.Middleware(middleware.Timeout(time.Minute)))
 	created := make(chan struct{}, 100)
 	vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 		time.Sleep(20 * time.Millisecond) // long enough for the server to see the half-close
@@ -141,7 +141,7 @@ func TestTimeoutHalfClosedClient(t *testing.T) {
 func TestStalledBodyIs408(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := vane.New()
-		api := r.Group("", middleware.Timeout(500*time.Millisecond))
+		api := r.Group("", vane.Middleware(middleware.Timeout(500*time.Millisecond)))
 		vane.Post(api, "/notes", func(ctx context.Context, in *noteIn) (*noteOut, error) {
 			return &noteOut{}, nil
 		})

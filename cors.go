@@ -27,7 +27,7 @@ import (
 //     Accept where the answer is negotiated, Content-Type and
 //     Content-Encoding where there is a body (a JSON type is not one a
 //     browser sends without asking; vane decodes gzip), and Authorization
-//     where an operation declares a security requirement (Op.Security; a
+//     where an operation declares a security requirement (Security; a
 //     requirement the docs configuration sets for the whole document is
 //     not seen here).
 //

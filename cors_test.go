@@ -63,10 +63,7 @@ func TestCORSHeaders(t *testing.T) {
 	Put(r, "/pets/{id}", put)
 	MergePatch(r, "/pets/{id}", get, put)
 	Post(r, "/pets", func(ctx context.Context, in *corsPostIn) (*corsCreated, error) { return &corsCreated{}, nil },
-		func(op *Op) {
-			op.Security = []map[string][]string{{"bearer": nil}}
-			op.Problems = []ProblemType{{Status: 401, Headers: map[string]string{"WWW-Authenticate": "How to log in."}}}
-		})
+		Security("bearer"), Problems(ProblemType{Status: 401, Headers: map[string]string{"WWW-Authenticate": "How to log in."}}))
 	Stream(r, "/pets/events", map[string]any{"created": corsPet{}}, func(ctx context.Context, in *corsEventsIn, send Sender) error { return nil })
 
 	exposed, allowed := r.CORSHeaders()

@@ -17,8 +17,8 @@ type DocsConfig struct {
 	// JSONPath, YAMLPath and DocsPath are where the JSON document, the YAML
 	// document and the API reference page are served, relative to the
 	// router Docs is called on. Empty means "/openapi.json",
-	// "/openapi.yaml" and "/docs"; "-" turns one off. The page's assets
-	// are served under DocsPath + "/".
+	// "/openapi.yaml" and "/docs"; NotServed serves nothing there. The
+	// page's assets are served under DocsPath + "/".
 	JSONPath string
 	YAMLPath string
 	DocsPath string
@@ -26,7 +26,8 @@ type DocsConfig struct {
 	// JSON30Path and YAML30Path are where the document's OpenAPI 3.0.3
 	// translation is served (see openapi.Translate30), for client
 	// generators and tools that read only 3.0. Empty means
-	// "/openapi-3.0.json" and "/openapi-3.0.yaml"; "-" turns one off.
+	// "/openapi-3.0.json" and "/openapi-3.0.yaml"; NotServed serves
+	// nothing there.
 	JSON30Path string
 	YAML30Path string
 
@@ -88,16 +89,16 @@ func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 		}
 	}
 	if jsonPath != "" {
-		r.Get(jsonPath, serve(h.JSON))
+		r.HandleFunc(http.MethodGet, jsonPath, serve(h.JSON))
 	}
 	if yamlPath != "" {
-		r.Get(yamlPath, serve(h.YAML))
+		r.HandleFunc(http.MethodGet, yamlPath, serve(h.YAML))
 	}
 	if p := docsPath(cfg.JSON30Path, "/openapi-3.0.json"); p != "" {
-		r.Get(p, serve(h.JSON30))
+		r.HandleFunc(http.MethodGet, p, serve(h.JSON30))
 	}
 	if p := docsPath(cfg.YAML30Path, "/openapi-3.0.yaml"); p != "" {
-		r.Get(p, serve(h.YAML30))
+		r.HandleFunc(http.MethodGet, p, serve(h.YAML30))
 	}
 	if pagePath != "" {
 		spec := jsonPath
@@ -114,8 +115,8 @@ func Docs(r *Router, cfg DocsConfig) *openapi.Handler {
 			// strips a prefix, and under a group.
 			page.SpecURL = openapi.RelativeURL(pagePath, spec)
 		}
-		r.Get(pagePath, page.ServeHTTP)
-		r.Get(pagePath+"/{file}", func(w http.ResponseWriter, req *http.Request) {
+		r.HandleFunc(http.MethodGet, pagePath, page.ServeHTTP)
+		r.HandleFunc(http.MethodGet, pagePath+"/{file}", func(w http.ResponseWriter, req *http.Request) {
 			openapi.ServeDocsAsset(w, req, Param(req, "file"))
 		})
 	}
@@ -128,11 +129,16 @@ func OpenAPI(r *Router, cfg openapi.Config) (*openapi.Document, error) {
 	return openapi.Build(cfg, r.Operations())
 }
 
+// NotServed, as a path of DocsConfig, serves nothing there: Docs(r,
+// DocsConfig{YAMLPath: vane.NotServed}) serves no YAML. An empty path
+// means the default one.
+const NotServed = "-"
+
 func docsPath(p, def string) string {
 	switch p {
 	case "":
 		return def
-	case "-":
+	case NotServed:
 		return ""
 	}
 	return "/" + strings.Trim(p, "/")

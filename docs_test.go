@@ -69,8 +69,8 @@ func TestDocsServesDocumentAndPage(t *testing.T) {
 func TestDocsPathsConfigurableAndOff(t *testing.T) {
 	r := vane.New()
 	api := r.Group("/api")
-	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: "-", DocsPath: "/reference",
-		JSON30Path: "/spec/v3.0.json", YAML30Path: "-"})
+	vane.Docs(api, vane.DocsConfig{JSONPath: "/spec/openapi.json", YAMLPath: vane.NotServed, DocsPath: "/reference",
+		JSON30Path: "/spec/v3.0.json", YAML30Path: vane.NotServed})
 	for path, want := range map[string]int{
 		"/api/spec/openapi.json": 200, "/api/openapi.yaml": 404,
 		"/api/spec/v3.0.json": 200, "/api/openapi-3.0.json": 404, "/api/openapi-3.0.yaml": 404,

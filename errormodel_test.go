@@ -2,6 +2,7 @@ package vane
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vane-http/vane/openapi"
 	"github.com/vane-http/vane/problem"
 )
 
@@ -84,12 +86,9 @@ func TestErrorHookSeesEveryProblem(t *testing.T) {
 	}) (*emptyOut, error) {
 		return &emptyOut{}, nil
 	})
-	Put(r, "/a/{y}", func(ctx context.Context, in *struct {
-		Y string `path:"y"`
-	}) (*emptyOut, error) {
-		return &emptyOut{}, nil
-	})
-	Docs(r, DocsConfig{})
+	Docs(r, DocsConfig{Config: openapi.Config{Edit: []func(*openapi.Document) error{
+		func(*openapi.Document) error { return errors.New("a hook that fails") },
+	}}})
 	for _, c := range []struct{ method, path string }{{"GET", "/nothing"}, {"DELETE", "/a/1"}, {"GET", "/openapi.json"}} {
 		w := serve(r, c.method, c.path, "")
 		if w.Header().Get("X-Hooked") != "1" || w.Header().Get("Content-Type") != problem.ContentType {

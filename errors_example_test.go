@@ -22,12 +22,10 @@ func ExampleProblemType() {
 		p := vane.Forbidden("the order costs more than your balance").With("balance", 30)
 		p.Type = "https://example.com/probs/out-of-credit"
 		return nil, p
-	}, func(op *vane.Op) {
-		op.Problems = []vane.ProblemType{
-			{Status: 403, Type: "https://example.com/probs/out-of-credit", Extensions: OutOfCredit{}},
-			{Status: 401, Headers: map[string]string{"WWW-Authenticate": "how to log in"}},
-		}
-	})
+	}, vane.Problems(
+		vane.ProblemType{Status: 403, Type: "https://example.com/probs/out-of-credit", Extensions: OutOfCredit{}},
+		vane.ProblemType{Status: 401, Headers: map[string]string{"WWW-Authenticate": "how to log in"}},
+	))
 	d := r.Operations()[0]
 	s, _ := json.Marshal(d.Response(403).Content[0].Schema)
 	fmt.Println(string(s))
@@ -56,7 +54,7 @@ func ExampleRouter_WriteError() {
 		q.Instance = req.URL.Path
 		return &q
 	}))
-	vane.Get(r.Group("", requireToken), "/me", func(ctx context.Context, in *struct{}) (*struct{ Name string }, error) {
+	vane.Get(r.Group("", vane.Middleware(requireToken)), "/me", func(ctx context.Context, in *struct{}) (*struct{ Name string }, error) {
 		return &struct{ Name string }{"ann"}, nil
 	})
 	w := httptest.NewRecorder()
@@ -71,7 +69,7 @@ func ExampleRouter_WriteError() {
 // Caller is resolved from the request wherever an input holds one.
 type Caller struct{ Name string }
 
-func (c *Caller) Resolve(req *http.Request) []problem.FieldError {
+func (c *Caller) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	if req.Header.Get("X-User") == "" {
 		return []problem.FieldError{{Location: "header.X-User", Message: "who is calling?"}}
 	}

@@ -39,7 +39,7 @@ func TestErrorHelpers(t *testing.T) {
 	}{
 		{BadRequest("x"), 400}, {Unauthorized("x"), 401}, {Forbidden("x"), 403}, {NotFound("x"), 404},
 		{Conflict("x"), 409}, {PreconditionFailed("x"), 412}, {UnprocessableEntity("x"), 422},
-		{TooManyRequests("x"), 429}, {ServiceUnavailable("x"), 503}, {Error(418, "x"), 418},
+		{TooManyRequests("x"), 429}, {Unavailable(0, "x"), 503}, {Error(418, "x"), 418},
 	}
 	for _, c := range cases {
 		if c.err.StatusCode() != c.status {
@@ -65,7 +65,7 @@ func TestWriteErrorGoesThroughTheErrorModel(t *testing.T) {
 		return &q
 	}))
 	shared := Unauthorized("log in").WithHeader("WWW-Authenticate", "Bearer")
-	auth := r.Group("", func(next http.Handler) http.Handler {
+	auth := r.Group("", Middleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			if req.Header.Get("Authorization") == "" {
 				r.WriteError(w, req, shared)
@@ -73,7 +73,7 @@ func TestWriteErrorGoesThroughTheErrorModel(t *testing.T) {
 			}
 			next.ServeHTTP(w, req)
 		})
-	})
+	}))
 	Get(auth, "/me", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 	w := serve(r, "GET", "/me", "")
 	if w.Code != 401 || w.Header().Get("WWW-Authenticate") != "Bearer" || !strings.Contains(w.Body.String(), `"instance":"/me"`) || len(hooked) != 1 {

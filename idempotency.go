@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/operation"
@@ -74,7 +73,7 @@ const (
 // exactly this.
 const idempotencyKeyPattern = `^("[A-Za-z0-9._~:+/=-]{16,255}"|[A-Za-z0-9._~:+/=-]{16,255})$`
 
-// Idempotency configures an operation's idempotency keys (Op.Idempotency):
+// Idempotency configures an operation's idempotency keys (IdempotencyKeys):
 // where outcomes are kept, for how long, and who a key belongs to. One
 // value may serve many operations.
 type Idempotency struct {
@@ -82,8 +81,10 @@ type Idempotency struct {
 	Store IdempotencyStore
 
 	// Retention is how long an outcome is kept: a retry after it is a new
-	// request. Zero means DefaultIdempotencyRetention (24 hours). The
-	// document publishes it.
+	// request. Zero means DefaultIdempotencyRetention (24 hours); Off (any
+	// negative duration) keeps outcomes for ever (their Expires is
+	// NeverExpires), so that the store grows with every keyed request.
+	// The document publishes it.
 	Retention time.Duration
 
 	// Required makes a request without an Idempotency-Key a 400 (the
@@ -165,7 +166,7 @@ type IdempotencyRecord struct {
 var ErrIdempotencyKeyInUse = errors.New("vane: an outcome is recorded under this idempotency key")
 
 // Idempotent, embedded in the input of an unsafe operation (POST, PUT,
-// PATCH, DELETE) whose Op sets Idempotency, binds the request's
+// PATCH, DELETE) given IdempotencyKeys, binds the request's
 // Idempotency-Key header. The document lists the header, its grammar
 // and retention, the 409 and the replay marker (ReplayedHeader).
 //
@@ -288,25 +289,25 @@ type idempotency struct {
 	query, header, cookie []string
 	// body returns the input's Body (typed operations), for the
 	// fingerprint; nil for an input without one.
-	body func(unsafe.Pointer) ([]byte, error)
+	body func(in any) ([]byte, error)
 
 	mu       sync.Mutex
 	inFlight map[string]struct{} // scoped keys of requests being served here
 }
 
 // compileIdempotency returns the idempotency of an operation of input
-// type inT whose Op is op and description d, or nil when it takes no key.
-func compileIdempotency(op *Op, inT reflect.Type, d *operation.Description, pathNames []string) (*idempotency, error) {
+// type inT whose spec is op and description d, or nil when it takes no key.
+func compileIdempotency(op *spec, inT reflect.Type, d *operation.Description, pathNames []string) (*idempotency, error) {
 	has := hasIdempotent(inT)
 	switch {
 	case !has && op.Idempotency == nil:
 		return nil, nil
 	case op.Idempotency == nil:
-		return nil, fmt.Errorf("%s %s: %v embeds vane.Idempotent: set Op.Idempotency (its store)", d.Method, d.Pattern, inT)
+		return nil, fmt.Errorf("%s %s: %v embeds vane.Idempotent: give it vane.IdempotencyKeys (its store)", d.Method, d.Pattern, inT)
 	case !has:
-		return nil, fmt.Errorf("%s %s: Op.Idempotency is set, but %v does not embed vane.Idempotent", d.Method, d.Pattern, inT)
+		return nil, fmt.Errorf("%s %s: vane.IdempotencyKeys is given, but %v does not embed vane.Idempotent", d.Method, d.Pattern, inT)
 	case op.Idempotency.Store == nil:
-		return nil, fmt.Errorf("%s %s: Op.Idempotency has no Store", d.Method, d.Pattern)
+		return nil, fmt.Errorf("%s %s: vane.IdempotencyKeys: the Idempotency has no Store", d.Method, d.Pattern)
 	case safeMethod(d.Method):
 		return nil, fmt.Errorf("%s %s: an idempotency key is for unsafe methods; %s is safe", d.Method, d.Pattern, d.Method)
 	}
@@ -331,12 +332,12 @@ func compileIdempotency(op *Op, inT reflect.Type, d *operation.Description, path
 		if f.Type.Implements(readerType) || reflect.PointerTo(f.Type).Implements(readerType) {
 			return nil, fmt.Errorf("%s %s: an idempotency key needs a body read whole, to fingerprint; %v is a stream", d.Method, d.Pattern, f.Type)
 		}
-		ip.body = func(in unsafe.Pointer) ([]byte, error) {
-			v := reflect.NewAt(f.Type, unsafe.Add(in, f.Offset))
+		ip.body = func(in any) ([]byte, error) {
+			v := reflect.ValueOf(in).Elem().Field(f.Index[0])
 			if f.Type == bytesType {
-				return *(*[]byte)(v.UnsafePointer()), nil
+				return v.Bytes(), nil
 			}
-			return json.Marshal(v.Interface())
+			return json.Marshal(v.Addr().Interface())
 		}
 	}
 	return ip, nil
@@ -348,7 +349,7 @@ var (
 )
 
 func newIdempotency(cfg Idempotency, d *operation.Description, pathNames []string) *idempotency {
-	if cfg.Retention <= 0 {
+	if cfg.Retention == 0 {
 		cfg.Retention = DefaultIdempotencyRetention
 	}
 	if cfg.Now == nil {
@@ -384,7 +385,7 @@ func (ip *idempotency) document(d *operation.Description, reg *schema.Registry) 
 		if p.In == operation.InHeader && strings.EqualFold(p.Name, IdempotencyKeyHeader) {
 			p.Required = ip.cfg.Required
 			p.Description = "A key of the client's choosing (a UUID, say) that makes a retry of this request safe: " +
-				"a request with the key of an earlier one, sent again within " + retentionText(ip.cfg.Retention) +
+				"a request with the key of an earlier one, sent again " + retentionText(ip.cfg.Retention) +
 				", is answered with the first request's outcome, marked " + ReplayedHeader + ": true, and changes nothing again; " +
 				"with the key of another request, 422; while the first is in progress, 409. " +
 				"An sf-string (RFC 8941) or bare: " + strconv.Itoa(MinIdempotencyKeyLength) + " to " + strconv.Itoa(MaxIdempotencyKeyLength) +
@@ -415,19 +416,22 @@ func (ip *idempotency) document(d *operation.Description, reg *schema.Registry) 
 	return documentProblems(list, types, reg)
 }
 
-// retentionText says d in words: "24 hours", "90 minutes".
+// retentionText says when a retry is answered with the first outcome,
+// in words: "within 24 hours", "within 90 minutes", "at any time".
 func retentionText(d time.Duration) string {
 	switch {
+	case d < 0:
+		return "at any time"
 	case d == time.Hour:
-		return "1 hour"
+		return "within 1 hour"
 	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + " hours"
+		return "within " + strconv.FormatInt(int64(d/time.Hour), 10) + " hours"
 	case d == time.Minute:
-		return "1 minute"
+		return "within 1 minute"
 	case d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + " minutes"
+		return "within " + strconv.FormatInt(int64(d/time.Minute), 10) + " minutes"
 	}
-	return d.String()
+	return "within " + d.String()
 }
 
 // keyedRequest is one request with an idempotency key.
@@ -472,7 +476,19 @@ func (kr *keyedRequest) outcome(out any) (*IdempotencyRecord, error) {
 // record returns the record of an answer made by the request.
 func (kr *keyedRequest) record(status int, h http.Header, body []byte) *IdempotencyRecord {
 	return &IdempotencyRecord{Key: kr.key, Fingerprint: kr.fp, Status: status, Header: h, Body: body,
-		Created: kr.created, Expires: kr.created.Add(kr.ip.cfg.Retention)}
+		Created: kr.created, Expires: kr.ip.expires(kr.created)}
+}
+
+// NeverExpires is the Expires of an outcome kept for ever (Retention
+// Off): the last second of the year 9999, which SQL databases can store.
+var NeverExpires = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// expires is when an outcome recorded at created may be forgotten.
+func (ip *idempotency) expires(created time.Time) time.Time {
+	if ip.cfg.Retention < 0 {
+		return NeverExpires
+	}
+	return created.Add(ip.cfg.Retention)
 }
 
 func (kr *keyedRequest) setEncoder(enc func(any) (*IdempotencyRecord, error)) {
@@ -695,7 +711,7 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 			if h.idem.body == nil {
 				return nil, nil
 			}
-			b, err := h.idem.body(unsafe.Pointer(in))
+			b, err := h.idem.body(in)
 			if err != nil {
 				return nil, problemOf(req, h.desc, err)
 			}
@@ -806,7 +822,7 @@ func (w *outcomeWriter) Write(b []byte) (int, error) {
 // the PATCH's, its fingerprint the PATCH's (the patch's media type and
 // the patch as decoded), and the PUT that MergePatch calls records its
 // outcome under it. limit is the PATCH's body limit.
-func keyedPatch[PI any](r *Router, op *Op, d *operation.Description, limit int64, next http.Handler) (http.Handler, error) {
+func keyedPatch[PI any](r *Router, op *spec, d *operation.Description, limit int64, next http.Handler) (http.Handler, error) {
 	if op.Idempotency == nil && !hasIdempotent(reflect.TypeFor[PI]()) {
 		return next, nil
 	}
@@ -814,7 +830,7 @@ func keyedPatch[PI any](r *Router, op *Op, d *operation.Description, limit int64
 	if err != nil {
 		return nil, err
 	}
-	// compileIdempotency's checks, with the PATCH's method and Op.
+	// compileIdempotency's checks, with the PATCH's method and spec.
 	if _, err := compileIdempotency(op, reflect.TypeFor[PI](), &operation.Description{Method: d.Method, Pattern: d.Pattern}, nil); err != nil {
 		return nil, err
 	}

@@ -31,9 +31,9 @@ type TransferMade struct {
 }
 
 // An operation takes an Idempotency-Key when its input embeds
-// vane.Idempotent and its Op sets Idempotency. A retry of a request with
-// its key is answered with the first outcome, marked
-// Idempotent-Replayed, and does not write again. A service whose writes
+// vane.Idempotent and it is registered with vane.IdempotencyKeys. A
+// retry of a request with its key is answered with the first outcome,
+// marked Idempotent-Replayed, and does not write again. A service whose writes
 // have transactions records the outcome in the write's own transaction
 // (Idempotent.Outcome, see IdempotencyStore); this one keeps its
 // transfers in memory, and vane saves the outcome after the handler.
@@ -52,7 +52,7 @@ func ExampleIdempotent() {
 		out := &TransferMade{Location: fmt.Sprintf("/transfers/%d", len(ledger))}
 		out.Body.ID, out.Body.Transfer = len(ledger), in.Body
 		return out, nil
-	}, func(op *vane.Op) { op.Idempotency = keys; op.Status = http.StatusCreated })
+	}, vane.IdempotencyKeys(*keys), vane.Status(http.StatusCreated))
 
 	send := func(key, body string) {
 		req := httptest.NewRequest("POST", "/transfers", strings.NewReader(body))

@@ -114,9 +114,9 @@ func keyedOrders(o *orders, cfg Idempotency) *Router {
 	if cfg.Principal == nil {
 		cfg.Principal = func(req *http.Request) string { return req.Header.Get("X-User") }
 	}
-	keyed := func(op *Op) { op.Idempotency = &cfg }
+	keyed := IdempotencyKeys(cfg)
 	r := New()
-	Post(r, "/orders", o.create, keyed, func(op *Op) { op.Status = http.StatusCreated })
+	Post(r, "/orders", o.create, keyed, Status(http.StatusCreated))
 	Put(r, "/orders/{id}", o.update, keyed)
 	return r
 }
@@ -496,7 +496,7 @@ func TestIdempotencyRecordedInTheWritesTransaction(t *testing.T) {
 			return nil, OutcomeUnknown(time.Second, "the database's answer to the write was lost")
 		}
 		return out, err
-	}, func(op *Op) { op.Idempotency = &cfg; op.Status = http.StatusCreated })
+	}, IdempotencyKeys(cfg), Status(http.StatusCreated))
 
 	lose.Store(true)
 	first := send(r, "POST", "/orders", `{"item":"tea"}`, IdempotencyKeyHeader, key1)
@@ -586,7 +586,7 @@ func TestIdempotencyKeyTakenInTheWrite(t *testing.T) {
 			}
 		}
 		return nil, fmt.Errorf("insert: %w", ErrIdempotencyKeyInUse)
-	}, func(op *Op) { op.Idempotency = &cfg })
+	}, IdempotencyKeys(cfg))
 	if w := send(r, "POST", "/orders", `{"item":"tea"}`, IdempotencyKeyHeader, key1); w.Code != 409 || w.Header().Get("Retry-After") == "" {
 		t.Fatalf("taken, unreadable: %d %v %s", w.Code, w.Header(), w.Body)
 	}
@@ -608,7 +608,7 @@ func scopedFor(t *testing.T, r *Router, key, body string) (string, string) {
 	cfg := Idempotency{Store: spy}
 	r2 := New()
 	Post(r2, "/orders", func(ctx context.Context, in *createOrder) (*orderCreated, error) { return &orderCreated{}, nil },
-		func(op *Op) { op.Idempotency = &cfg; op.ID = r.api.ops[0].ID })
+		IdempotencyKeys(cfg), ID(r.api.ops[0].ID))
 	send(r2, "POST", "/orders", body, IdempotencyKeyHeader, key)
 	if spy.saved == nil {
 		t.Fatal("nothing saved")
@@ -700,14 +700,14 @@ func TestIdempotencyRegistrationErrors(t *testing.T) {
 	}
 	for name, reg := range map[string]func(r *Router){
 		"no store":      func(r *Router) { Post(r, "/o", h) },
-		"nil Store":     func(r *Router) { Post(r, "/o", h, func(op *Op) { op.Idempotency = &Idempotency{} }) },
-		"no embedding":  func(r *Router) { Post(r, "/o", o0, func(op *Op) { op.Idempotency = cfg }) },
-		"a safe method": func(r *Router) { Get(r, "/o", h, func(op *Op) { op.Idempotency = cfg }) },
+		"nil Store":     func(r *Router) { Post(r, "/o", h, IdempotencyKeys(Idempotency{})) },
+		"no embedding":  func(r *Router) { Post(r, "/o", o0, IdempotencyKeys(*cfg)) },
+		"a safe method": func(r *Router) { Get(r, "/o", h, IdempotencyKeys(*cfg)) },
 		"a stream answer": func(r *Router) {
-			Post(r, "/o", func(context.Context, *createOrder) (*struct{ Body io.Reader }, error) { return nil, nil }, func(op *Op) { op.Idempotency = cfg })
+			Post(r, "/o", func(context.Context, *createOrder) (*struct{ Body io.Reader }, error) { return nil, nil }, IdempotencyKeys(*cfg))
 		},
 		"a stream body": func(r *Router) {
-			Post(r, "/o", func(context.Context, *streamed) (*struct{}, error) { return nil, nil }, func(op *Op) { op.Idempotency = cfg })
+			Post(r, "/o", func(context.Context, *streamed) (*struct{}, error) { return nil, nil }, IdempotencyKeys(*cfg))
 		},
 	} {
 		func() {
@@ -774,7 +774,7 @@ func TestIdempotencyMergePatch(t *testing.T) {
 		}
 		return get(ctx, nil)
 	}
-	keyed := func(op *Op) { op.Idempotency = &cfg }
+	keyed := IdempotencyKeys(cfg)
 	r.Use(middleware.Timeout(time.Minute)) // its 503, documented once on each operation
 	Get(r, "/doc", get)
 	Put(r, "/doc", put, keyed)

@@ -20,16 +20,16 @@ type idEvent struct {
 // is refused, naming both.
 func TestDuplicateIDAfterStream(t *testing.T) {
 	r := New()
-	Get(r, "/a", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil }, func(op *Op) { op.ID = "first" })
+	Get(r, "/a", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil }, ID("first"))
 	Stream(r, "/events", map[string]any{"e": idEvent{}}, func(context.Context, *struct{}, Sender) error { return nil },
-		func(op *Op) { op.ID = "events" })
+		ID("events"))
 	defer func() {
 		msg, _ := recover().(string)
 		if want := `operation ID "events" of GET /b is already used by GET /events`; !strings.Contains(msg, want) {
 			t.Errorf("panic %q, want %q", msg, want)
 		}
 	}()
-	Get(r, "/b", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil }, func(op *Op) { op.ID = "events" })
+	Get(r, "/b", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil }, ID("events"))
 }
 
 type firstIn struct {

@@ -36,7 +36,7 @@ func TestNotAcceptableBeforeHandler(t *testing.T) {
 	Put(r, "/items/1", func(ctx context.Context, _ *in) (*struct{}, error) {
 		calls++
 		return &struct{}{}, nil
-	}, func(op *Op) { op.Status = 204 })
+	}, Status(204))
 	Put(r, "/items/2", func(ctx context.Context, _ *in) (*withStatus, error) {
 		calls++
 		return &withStatus{Status: 204}, nil

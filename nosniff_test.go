@@ -57,12 +57,12 @@ func TestNosniffOnEveryAnswer(t *testing.T) {
 	})
 	Stream(r, "/events", map[string]any{"created": petEvent{}}, func(ctx context.Context, _ *struct{}, send Sender) error {
 		return nil
-	}, func(op *Op) { op.Heartbeat = -1 })
+	}, Heartbeat(Off))
 	holding, late := make(chan struct{}), make(chan struct{})
-	slow := r.Group("/slow", middleware.Timeout(time.Nanosecond))
-	slow.Get("/", func(w http.ResponseWriter, req *http.Request) { <-req.Context().Done() })
-	busy := r.Group("/busy", middleware.Throttle(1, 0, 0))
-	busy.Get("/", func(w http.ResponseWriter, req *http.Request) {
+	slow := r.Group("/slow", Middleware(middleware.Timeout(time.Nanosecond)))
+	slow.HandleFunc(http.MethodGet, "/", func(w http.ResponseWriter, req *http.Request) { <-req.Context().Done() })
+	busy := r.Group("/busy", Middleware(middleware.Throttle(1, 0, 0)))
+	busy.HandleFunc(http.MethodGet, "/", func(w http.ResponseWriter, req *http.Request) {
 		close(holding)
 		<-late
 	})

@@ -173,7 +173,7 @@ func BenchmarkGreeting(b *testing.B) { benchGreeting(b, greetingRouter()) }
 // router: the in-run reference for BenchmarkGreeting.
 func BenchmarkGreetingByHand(b *testing.B) {
 	r := New()
-	r.Post("/foo/{id}", handGreeting)
+	r.HandleFunc(http.MethodPost, "/foo/{id}", handGreeting)
 	benchGreeting(b, r)
 }
 
@@ -231,7 +231,7 @@ func BenchmarkTypedParamRatio(b *testing.B) {
 // BenchmarkGreetingRatio is the same for the greeting operation.
 func BenchmarkGreetingRatio(b *testing.B) {
 	hand := New()
-	hand.Post("/foo/{id}", handGreeting)
+	hand.HandleFunc(http.MethodPost, "/foo/{id}", handGreeting)
 	benchRatio(b, greetingRouter(), hand, "")
 }
 
@@ -298,7 +298,7 @@ var handContentType = []string{"application/octet-stream"}
 
 func handParamRouter() *Router {
 	r := New()
-	r.Get("/users/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/users/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id, err := strconv.ParseInt(Param(req, "id"), 10, 64)
 		if err != nil || id < 1 {
 			http.Error(w, "bad id", http.StatusUnprocessableEntity)

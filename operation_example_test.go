@@ -36,13 +36,12 @@ type Created struct {
 
 func ExampleRegister() {
 	r := vane.New()
-	vane.Register(r, vane.Op{Method: http.MethodGet, Path: "/items/{id}", ID: "getItem", Summary: "Get an item"},
-		func(ctx context.Context, in *GetItem) (*Item, error) {
-			if in.ID != 1 {
-				return nil, vane.NotFound("no item with that ID")
-			}
-			return &Item{ID: 1, Name: "lamp", Price: 12.5}, nil
-		})
+	vane.Register(r, http.MethodGet, "/items/{id}", func(ctx context.Context, in *GetItem) (*Item, error) {
+		if in.ID != 1 {
+			return nil, vane.NotFound("no item with that ID")
+		}
+		return &Item{ID: 1, Name: "lamp", Price: 12.5}, nil
+	}, vane.ID("getItem"), vane.Summary("Get an item"))
 
 	for _, path := range []string{"/items/1", "/items/2", "/items/0"} {
 		w := httptest.NewRecorder()
@@ -61,10 +60,7 @@ func ExamplePost() {
 	vane.Post(api, "/items", func(ctx context.Context, in *CreateItem) (*Created, error) {
 		in.Body.ID = 7
 		return &Created{Location: "/v1/items/7", Body: in.Body}, nil
-	}, func(op *vane.Op) {
-		op.Tags = []string{"items"}
-		op.Responses = map[int]string{http.StatusCreated: "the new item"} // so POST answers 201
-	})
+	}, vane.Tags("items"), vane.Responds(http.StatusCreated, "the new item")) // so POST answers 201
 
 	w := httptest.NewRecorder()
 	req := httptest.NewRequest("POST", "/v1/items", strings.NewReader(`{"name":"desk","price":80}`))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -168,7 +169,7 @@ func TestErrorStatuses(t *testing.T) {
 	Get(r, "/boom", func(ctx context.Context, in *empty) (*empty, error) {
 		return nil, errors.New("database password is hunter2")
 	})
-	Get(r, "/unavailable", func(ctx context.Context, in *empty) (*empty, error) { return nil, ServiceUnavailable("maintenance") })
+	Get(r, "/unavailable", func(ctx context.Context, in *empty) (*empty, error) { return nil, Unavailable(0, "maintenance") })
 	Get(r, "/teapot", func(ctx context.Context, in *empty) (*empty, error) { return nil, teapot{} })
 	Get(r, "/secret5xx", func(ctx context.Context, in *empty) (*empty, error) {
 		return nil, statusErr{502, "upstream said hunter2"}
@@ -258,7 +259,7 @@ func TestOutputs(t *testing.T) {
 	Post(r, "/items", func(ctx context.Context, in *empty) (*created, error) {
 		age := 60
 		return &created{Location: "/items/2", Count: 3, Cache: &age, Links: []string{"<a>", "<b>"}, Body: item{2, "b"}}, nil
-	}, func(op *Op) { op.Responses = map[int]string{201: "created"} })
+	}, Responds(201, "created"))
 	Post(r, "/accept", func(ctx context.Context, in *empty) (*created, error) {
 		return &created{Status: http.StatusAccepted}, nil
 	})
@@ -294,15 +295,8 @@ func TestOutputs(t *testing.T) {
 func TestGroupsMiddlewareAndDescription(t *testing.T) {
 	r := New()
 	var trace []string
-	mw := func(name string) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				trace = append(trace, name)
-				next.ServeHTTP(w, req)
-			})
-		}
-	}
-	api := r.Group("/v1/orgs/{org}", mw("group"))
+	mw := tracing(&trace)
+	api := r.Group("/v1/orgs/{org}", Middleware(mw("group")))
 	type in struct {
 		Org   string `path:"org"`
 		ID    int64  `path:"id" doc:"the item"`
@@ -315,11 +309,7 @@ func TestGroupsMiddlewareAndDescription(t *testing.T) {
 	Get(api, "/items/{id}", func(ctx context.Context, in *in) (*out, error) {
 		trace = append(trace, "handler")
 		return &out{in.Org, in.ID}, nil
-	}, func(op *Op) {
-		op.Summary, op.Tags = "Get an item", []string{"items"}
-		op.Middleware = []func(http.Handler) http.Handler{mw("op")}
-		op.Responses = map[int]string{404: "no such item"}
-	})
+	}, Summary("Get an item"), Tags("items"), Middleware(mw("op")), Responds(404, "no such item"))
 	w := serve(r, "GET", "/v1/orgs/acme/items/7", "")
 	if w.Code != 200 || w.Body.String() != `{"org":"acme","id":7}` {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -398,12 +388,36 @@ func TestRegistrationFailures(t *testing.T) {
 			Get(r, "/a", func(context.Context, *badTag) (*empty, error) { return nil, nil })
 		}, `minimum:"one"`},
 		{"duplicate ID", func(r *Router) {
-			Get(r, "/a", func(context.Context, *empty) (*empty, error) { return nil, nil }, func(op *Op) { op.ID = "x" })
-			Get(r, "/b", func(context.Context, *empty) (*empty, error) { return nil, nil }, func(op *Op) { op.ID = "x" })
+			Get(r, "/a", func(context.Context, *empty) (*empty, error) { return nil, nil }, ID("x"))
+			Get(r, "/b", func(context.Context, *empty) (*empty, error) { return nil, nil }, ID("x"))
 		}, `operation ID "x" of GET /b is already used by GET /a`},
 		{"input not a struct", func(r *Router) {
 			Get(r, "/a", func(context.Context, *int) (*empty, error) { return nil, nil })
 		}, "is not a struct"},
+		{"path names differ", func(r *Router) {
+			Get(r, "/a/{x}", func(context.Context, *struct {
+				X string `path:"x"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+			Post(r, "/a/{y}", func(context.Context, *struct {
+				Y string `path:"y"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+		}, "GET /a/{x} and POST /a/{y} are the same OpenAPI path (/a/{})"},
+		{"catch-all beside a parameter", func(r *Router) {
+			Get(r, "/f/{p}", func(context.Context, *struct {
+				P string `path:"p"`
+			}) (*empty, error) {
+				return nil, nil
+			})
+			Get(r, "/f/{p...}", func(context.Context, *struct {
+				P string `path:"p"`
+			}) (*empty, error) {
+				return nil, nil
+			}, ID("rest"))
+		}, "GET /f/{p} and GET /f/{p...} are the same OpenAPI operation"},
 	}
 	for _, c := range cases {
 		func() {
@@ -423,7 +437,7 @@ type checkedInput struct {
 	To   time.Time `query:"to"`
 }
 
-func (in *checkedInput) Validate(ctx context.Context) []problem.FieldError {
+func (in *checkedInput) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	if !in.From.IsZero() && in.To.Before(in.From) {
 		return []problem.FieldError{{Location: "query.to", Message: "must not be before from", Value: in.To}}
 	}
@@ -433,12 +447,57 @@ func (in *checkedInput) Validate(ctx context.Context) []problem.FieldError {
 func TestCustomValidation(t *testing.T) {
 	r := New()
 	Get(r, "/range", func(ctx context.Context, in *checkedInput) (*struct{}, error) { return &struct{}{}, nil })
-	if w := serve(r, "GET", "/range?from=2024-01-02T00:00:00Z&to=2024-01-03T00:00:00Z", ""); w.Code != 200 {
+	if w := serve(r, "GET", "/range?from=2024-01-02T00:00:00Z&to=2024-01-03T00:00:00Z", ""); w.Code != 204 {
 		t.Errorf("valid range: %d %s", w.Code, w.Body)
 	}
 	w := serve(r, "GET", "/range?from=2024-01-02T00:00:00Z&to=2024-01-01T00:00:00Z", "")
 	if p := decodeProblem(t, w); w.Code != 422 || len(p.Errors) != 1 || p.Errors[0].Location != "query.to" {
 		t.Errorf("%d %+v", w.Code, p)
+	}
+}
+
+type oldChecker struct {
+	Q string `query:"q"`
+}
+
+func (*oldChecker) Validate(context.Context) []problem.FieldError { return nil }
+
+type oldResolver struct {
+	Q string `query:"q"`
+}
+
+func (*oldResolver) Resolve(*http.Request) []problem.FieldError { return nil }
+
+type oldResolverField struct {
+	Caller oldResolver
+}
+
+// An input hook that would never run is refused at registration: a
+// Resolve method that is not Resolver's, on the input or a field's type,
+// and a Validate(ctx) method, which typed operations do not call.
+func TestHooksThatWouldNotRunAreRefused(t *testing.T) {
+	for name, c := range map[string]struct {
+		reg  func(r *Router)
+		want string
+	}{
+		"Validate(ctx)": {func(r *Router) {
+			Get(r, "/a", func(context.Context, *oldChecker) (*struct{}, error) { return nil, nil })
+		}, "*vane.oldChecker has a method Validate(context.Context); vane calls none"},
+		"Resolve(req)": {func(r *Router) {
+			Get(r, "/a", func(context.Context, *oldResolver) (*struct{}, error) { return nil, nil })
+		}, "input *vane.oldResolver has a Resolve method func(*vane.oldResolver, *http.Request) []problem.FieldError"},
+		"a field's Resolve(req)": {func(r *Router) {
+			Get(r, "/a", func(context.Context, *oldResolverField) (*struct{}, error) { return nil, nil })
+		}, "field Caller: *vane.oldResolver has a Resolve method"},
+	} {
+		func() {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, c.want) {
+					t.Errorf("%s: panic %q, want %q", name, msg, c.want)
+				}
+			}()
+			c.reg(New())
+		}()
 	}
 }
 
@@ -449,7 +508,7 @@ func TestAbsentParametersAreNotValidated(t *testing.T) {
 		Page int    `query:"page" minimum:"1"`
 	}
 	Get(r, "/search", func(ctx context.Context, in *in) (*struct{}, error) { return &struct{}{}, nil })
-	if w := serve(r, "GET", "/search", ""); w.Code != 200 {
+	if w := serve(r, "GET", "/search", ""); w.Code != 204 {
 		t.Errorf("absent: %d %s", w.Code, w.Body)
 	}
 	if w := serve(r, "GET", "/search?page=0", ""); w.Code != 422 {
@@ -488,7 +547,7 @@ func TestInputNotReused(t *testing.T) {
 	})
 	for i := range 5 {
 		id := strconv.Itoa(i + 1)
-		if w := serve(r, "POST", "/items/"+id, `{"name":"n`+id+`"}`, "Content-Type", "application/json"); w.Code != 200 {
+		if w := serve(r, "POST", "/items/"+id, `{"name":"n`+id+`"}`, "Content-Type", "application/json"); w.Code != 204 {
 			t.Fatalf("%d %s", w.Code, w.Body)
 		}
 	}
@@ -497,6 +556,26 @@ func TestInputNotReused(t *testing.T) {
 		if k.in.ID != int64(i+1) || k.body.Name != "n"+id || k.ctx.Value(key{}) != "/items/"+id || k.ctx.Err() != nil {
 			t.Errorf("request %d kept ID %d, body %q, context value %v, err %v", i+1, k.in.ID, k.body.Name, k.ctx.Value(key{}), k.ctx.Err())
 		}
+	}
+}
+
+// An operation left out of the document may have a path the document
+// could not describe beside another's.
+func TestHiddenPathNamesMayDiffer(t *testing.T) {
+	r := New()
+	Get(r, "/a/{x}", func(context.Context, *struct {
+		X string `path:"x"`
+	}) (*struct{}, error) {
+		return nil, nil
+	})
+	Post(r, "/a/{y}", func(context.Context, *struct {
+		Y string `path:"y"`
+	}) (*struct{}, error) {
+		return nil, nil
+	}, Hidden())
+	Docs(r, DocsConfig{})
+	if err := r.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -592,8 +671,8 @@ func TestConcurrentRequestsKeepTheirInputs(t *testing.T) {
 
 func TestMethodIsUpperCased(t *testing.T) {
 	r := New()
-	Register(r, Op{Method: "post", Path: "/m"}, func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil })
-	if w := serve(r, "POST", "/m", ""); w.Code != 200 {
+	Register(r, "post", "/m", func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil })
+	if w := serve(r, "POST", "/m", ""); w.Code != 204 {
 		t.Errorf("%d", w.Code)
 	}
 	if d := r.Operations()[0]; d.Method != "POST" || d.ID != "post-m" {
@@ -649,7 +728,7 @@ func TestFormFieldsAbsentAreNotValidated(t *testing.T) {
 	r := New()
 	Post(r, "/f", func(context.Context, *in) (*struct{}, error) { return &struct{}{}, nil })
 	ct := "application/x-www-form-urlencoded"
-	if w := serve(r, "POST", "/f", "name=ann", "Content-Type", ct); w.Code != 200 {
+	if w := serve(r, "POST", "/f", "name=ann", "Content-Type", ct); w.Code != 204 {
 		t.Errorf("absent optional field: %d %s", w.Code, w.Body)
 	}
 	w := serve(r, "POST", "/f", "name=a&email=nope", "Content-Type", ct)
@@ -698,9 +777,9 @@ func TestDurationParameterRules(t *testing.T) {
 	}
 }
 
-// An output that can only be empty (struct{}) is answered 204 when nil and
-// {} otherwise; the document lists both answers, not only a 200 with an
-// empty object.
+// An output that can only be empty (struct{}, or a Body of struct{}) is
+// answered 204, nil or not, and documented as the 204 alone, not beside a
+// 200 with an empty object; a Status given says otherwise.
 func TestEmptyOutputDocumentsNoContent(t *testing.T) {
 	r := New()
 	nilOut := true
@@ -717,7 +796,7 @@ func TestEmptyOutputDocumentsNoContent(t *testing.T) {
 		return nil, nil
 	})
 	Put(r, "/done", func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil },
-		func(op *Op) { op.Status = 204 })
+		Status(204))
 	Get(r, "/thing", func(context.Context, *struct{}) (*struct {
 		Name string `json:"name"`
 	}, error) {
@@ -727,7 +806,7 @@ func TestEmptyOutputDocumentsNoContent(t *testing.T) {
 		t.Errorf("nil: %d %q", w.Code, w.Body)
 	}
 	nilOut = false
-	if w := serve(r, "POST", "/ping", ""); w.Code != 200 || w.Body.String() != "{}" {
+	if w := serve(r, "POST", "/ping", ""); w.Code != 204 || w.Body.Len() != 0 || w.Header().Get("Content-Type") != "" {
 		t.Errorf("not nil: %d %q", w.Code, w.Body)
 	}
 	if w := serve(r, "DELETE", "/things/1", ""); w.Code != 204 || w.Body.Len() != 0 {
@@ -738,17 +817,19 @@ func TestEmptyOutputDocumentsNoContent(t *testing.T) {
 		t.Errorf("PUT 204: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
 	}
 	ops := r.Operations()
-	for _, d := range ops[:2] {
-		ok, nc := d.Response(200), d.Response(204)
-		if ok == nil || len(ok.Content) != 1 || nc == nil || len(nc.Content) != 0 || nc.Description != "No Content" {
+	for _, d := range ops[:3] {
+		if nc := d.Response(204); d.Responses[0].Status != 204 || nc == nil || len(nc.Content) != 0 || nc.Description != "No Content" || d.Response(200) != nil {
 			t.Errorf("%s %s: responses %+v", d.Method, d.Pattern, d.Responses)
 		}
 	}
-	if d := ops[2]; d.Responses[0].Status != 204 || len(d.Responses[0].Content) != 0 || d.Response(200) != nil {
-		t.Errorf("PUT 204: %+v", d.Responses)
-	}
 	// An output with something in it is documented by its content alone.
-	if d := ops[3]; d.Response(204) != nil {
+	if d := ops[3]; d.Response(204) != nil || d.Response(200) == nil {
 		t.Errorf("GET /thing: %+v", d.Responses)
+	}
+	// A status given wins: an empty object, as asked.
+	r2 := New()
+	Get(r2, "/empty", func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil }, Status(200))
+	if w := serve(r2, "GET", "/empty", ""); w.Code != 200 || w.Body.String() != "{}" {
+		t.Errorf("Status(200): %d %q", w.Code, w.Body)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -16,12 +17,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vane-http/vane/respond"
-
 	"github.com/vane-http/vane/bind"
 	"github.com/vane-http/vane/jsonpatch"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/respond"
 	"github.com/vane-http/vane/schema"
 	"github.com/vane-http/vane/validate"
 )
@@ -86,24 +86,26 @@ const acceptPatch = MergePatchType + ", " + JSONPatchType
 // A patch that is not well-formed JSON is a 400, as any body; one that is
 // not a valid JSON Patch, or names what is not there, is a 422 naming the
 // operation and member (body[3].path); a test that fails is a 409. A JSON
-// Patch holds at most Op.MaxPatchOperations operations (1,000 by
-// default; more is a 422, and the document's schema says maxItems), and
-// its work is bounded by the sizes of patch and resource.
+// Patch holds at most MaxPatchOperations operations (1,000 by default;
+// more is a 422, and the document's schema says maxItems), and its work
+// is bounded by the sizes of patch and resource.
 //
 // When put's input embeds Idempotent, the PATCH takes an Idempotency-Key
-// under the Op.Idempotency that opts give it: its requests are told
+// under the IdempotencyKeys that opts give it: its requests are told
 // apart by the patch (its media type, and the patch as decoded) and the
 // PATCH's parameters, and put records the PATCH's outcome under the key
 // (Idempotent.Outcome), so that a retried patch is answered with the
 // first outcome and applied once.
 //
 // The request's path, query and header parameters reach both handlers,
-// through the Op.Middleware of the GET and PUT operations registered on
-// pattern before the PATCH. opts adjust the PATCH's Op (its ID, Summary,
-// Tags, Middleware …). The document lists the PATCH with both media types
-// and the answers of get and put, 409 and 412.
+// through the operation middleware (Middleware given to the operation)
+// of the GET and PUT registered on pattern before the PATCH. opts
+// describe the PATCH and set how it reads (ID, Summary, Tags, BodyLimit,
+// Middleware …), after the options of r's router and groups. The document
+// lists the PATCH with both media types and the answers of get and put,
+// 409 and 412.
 func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
-	get func(context.Context, *GI) (*GO, error), put func(context.Context, *PI) (*PO, error), opts ...func(*Op)) {
+	get func(context.Context, *GI) (*GO, error), put func(context.Context, *PI) (*PO, error), opts ...Option) {
 	if get == nil || put == nil {
 		panic("vane: MergePatch " + pattern + " with a nil handler")
 	}
@@ -112,14 +114,21 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if !hasCond {
 		fail("the put handler's input must embed vane.Conditional and write with Conditional.Write, so that a patch is written only over the version it was applied to")
 	}
-	op := newOp(http.MethodPatch, pattern, opts)
+	op := r.spec(http.MethodPatch, pattern, opts)
 	maxOps := op.MaxPatchOperations
-	if maxOps <= 0 {
+	switch {
+	case maxOps == 0:
 		maxOps = jsonpatch.DefaultMaxOperations
+	case maxOps < 0:
+		maxOps = math.MaxInt // no cap
 	}
-	getOp, putOp := newOp(http.MethodGet, pattern, nil), newOp(http.MethodPut, pattern, nil)
-	getOp.ID, putOp.ID = "merge-patch-get", "merge-patch-put" // never published
-	putOp.Idempotency = op.Idempotency                        // put records the PATCH's outcome under its key
+	// The GET and PUT as MergePatch calls them (never published): the
+	// PUT reads the patched resource as the PATCH's body, under the
+	// PATCH's limit, codec and policy for unknown members, and records
+	// the PATCH's outcome under its idempotency key.
+	getOp := spec{Method: http.MethodGet, Path: pattern, ID: "merge-patch-get"}
+	putOp := spec{Method: http.MethodPut, Path: pattern, ID: "merge-patch-put", BodyLimit: op.BodyLimit, Codec: op.Codec,
+		UnknownProperties: op.UnknownProperties, Idempotency: op.Idempotency}
 	gh, gd, err := compileOperation[GI, GO](r, &getOp)
 	if err != nil {
 		fail(err.Error())
@@ -138,7 +147,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 
 	d := *pd
 	d.Method, d.ID, d.Summary, d.Description = http.MethodPatch, op.ID, op.Summary, op.Description
-	d.Tags, d.Deprecated, d.Hidden, d.Security, d.Extensions = op.Tags, op.Deprecated, op.Hidden, op.Security, op.Extensions
+	d.Tags, d.Deprecated, d.Hidden, d.Security, d.Extensions = op.Tags, op.Deprecated, op.Hidden, op.security(), op.Extensions
 	if d.ID == "" {
 		d.ID = operation.DefaultID(http.MethodPatch, d.Pattern)
 	}
@@ -157,8 +166,8 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if err != nil {
 		fail(err.Error())
 	}
-	// The answers of the GET and PUT as registered (their Op.Responses
-	// and Op.Problems), else as compiled here, and the PATCH's own.
+	// The answers of the GET and PUT as registered (what their Responds
+	// and Problems say), else as compiled here, and the PATCH's own.
 	putDoc, getDoc := pd.Responses, gd.Responses
 	for _, o := range r.api.ops {
 		switch {
@@ -180,11 +189,6 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if d.Responses, err = documentProblems(d.Responses, append(slices.Clip(r.problems), op.Problems...), r.api.registry()); err != nil {
 		fail(err.Error())
 	}
-	for _, other := range r.api.ops {
-		if other.ID == d.ID {
-			panic("vane: operation ID " + strconv.Quote(d.ID) + " of PATCH " + d.Pattern + " is already used by " + other.Method + " " + other.Pattern)
-		}
-	}
 	ph2 := wrap(ph, r.api.middleware[http.MethodPut+" "+d.Pattern])
 	gh2 := wrap(gh, r.api.middleware[http.MethodGet+" "+d.Pattern])
 	reg := r.api.registry()
@@ -194,17 +198,7 @@ func MergePatch[GI, GO, PI, PO any](r *Router, pattern string,
 	if err != nil {
 		fail(err.Error())
 	}
-	h := wrap(keyed, op.Middleware)
-	r.Handle(http.MethodPatch, pattern, h)
-	r.api.ops = append(r.api.ops, &d)
-}
-
-// wrap returns h inside mw, the first outermost.
-func wrap(h http.Handler, mw []func(http.Handler) http.Handler) http.Handler {
-	for i := len(mw) - 1; i >= 0; i-- {
-		h = mw[i](h)
-	}
-	return h
+	r.add(&op, &d, keyed)
 }
 
 // setsHeader reports whether d's success response documents header name.
@@ -305,6 +299,11 @@ func mergePatchSchema(reg *schema.Registry, put *schema.Schema, of string) *sche
 // list of at most maxOps operations, each of one of the six kinds with the
 // members that kind needs.
 func jsonPatchSchema(of string, maxOps int) *schema.Schema {
+	var maxItems *int
+	limit := ", of any number of operations"
+	if maxOps < math.MaxInt {
+		maxItems, limit = &maxOps, ", of at most "+strconv.Itoa(maxOps)+" operations"
+	}
 	pointer := func(desc string) *schema.Schema {
 		return &schema.Schema{Type: schema.TypeString, Pattern: `^(/([^~/]|~[01])*)*$`, Description: desc + " (a JSON Pointer, RFC 6901)."}
 	}
@@ -325,8 +324,8 @@ func jsonPatchSchema(of string, maxOps int) *schema.Schema {
 		return s
 	}
 	return &schema.Schema{
-		Type: schema.TypeArray, Description: "A JSON Patch (RFC 6902) of " + of + ", of at most " + strconv.Itoa(maxOps) + " operations.",
-		MaxItems: &maxOps,
+		Type: schema.TypeArray, Description: "A JSON Patch (RFC 6902) of " + of + limit + ".",
+		MaxItems: maxItems,
 		Items: &schema.Schema{OneOf: []*schema.Schema{
 			kind([]any{"add", "replace", "test"}, "value"),
 			kind([]any{"remove"}),

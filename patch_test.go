@@ -108,7 +108,7 @@ func patchRouter(s *petStore, opts ...Option) *Router {
 	r := New(opts...)
 	Get(r, "/pets/{id}", s.get)
 	Put(r, "/pets/{id}", s.put)
-	MergePatch(r, "/pets/{id}", s.get, s.put, func(op *Op) { op.Summary = "Update a pet in part" })
+	MergePatch(r, "/pets/{id}", s.get, s.put, Summary("Update a pet in part"))
 	return r
 }
 
@@ -369,14 +369,7 @@ func TestMergePatchRefuseUnknownAndMiddleware(t *testing.T) {
 	r := New(UnknownProperties(RefuseUnknown))
 	stored := patchPet{Name: "Rex", Species: "dog"}
 	var ran []string
-	mw := func(name string) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				ran = append(ran, name)
-				next.ServeHTTP(w, req)
-			})
-		}
-	}
+	mw := tracing(&ran)
 	get := func(ctx context.Context, in *petID) (*readPet, error) {
 		out := &readPet{ETag: `"1"`}
 		out.Body.ID, out.Body.patchPet = in.ID, stored
@@ -386,8 +379,8 @@ func TestMergePatchRefuseUnknownAndMiddleware(t *testing.T) {
 		stored = in.Body
 		return get(ctx, &petID{ID: in.ID})
 	}
-	Get(r, "/pets/{id}", get, func(op *Op) { op.Middleware = append(op.Middleware, mw("get")) })
-	Put(r, "/pets/{id}", put, func(op *Op) { op.Middleware = append(op.Middleware, mw("put")) })
+	Get(r, "/pets/{id}", get, Middleware(mw("get")))
+	Put(r, "/pets/{id}", put, Middleware(mw("put")))
 	MergePatch(r, "/pets/{id}", get, put)
 	w := serve(r, "PATCH", "/pets/1", `{"note":"x"}`, "Content-Type", MergePatchType)
 	if w.Code != 200 || stored.Note != "x" || strings.Join(ran, ",") != "get,put" {
@@ -514,7 +507,7 @@ func (s *petStore) getWithID(ctx context.Context, in *petID) (*petWithID, error)
 	return out, nil
 }
 
-func idRouter(s *petStore, opts ...func(*Op)) *Router {
+func idRouter(s *petStore, opts ...Option) *Router {
 	r := New()
 	MergePatch(r, "/pets/{id}", s.getWithID, s.put, opts...)
 	return r
@@ -651,7 +644,7 @@ func TestJSONPatchRFC(t *testing.T) {
 	}
 }
 
-// A JSON Patch holds at most 1,000 operations, or Op.MaxPatchOperations,
+// A JSON Patch holds at most 1,000 operations, or MaxPatchOperations,
 // as its schema says; more is a 422.
 func TestJSONPatchMaxOperations(t *testing.T) {
 	s := &petStore{pets: map[int]*storedPet{1: {version: 1, pet: patchPet{Name: "Rex", Species: "dog"}}}}
@@ -665,7 +658,7 @@ func TestJSONPatchMaxOperations(t *testing.T) {
 	if w := serve(r, "PATCH", "/pets/1", ops(1001), "Content-Type", JSONPatchType); w.Code != 422 || !strings.Contains(w.Body.String(), "at most 1000 operations") {
 		t.Errorf("1001 operations: %d %s", w.Code, w.Body)
 	}
-	r2 := idRouter(s, func(op *Op) { op.MaxPatchOperations = 2 })
+	r2 := idRouter(s, MaxPatchOperations(2))
 	if w := serve(r2, "PATCH", "/pets/1", ops(3), "Content-Type", JSONPatchType); w.Code != 422 || !strings.Contains(w.Body.String(), "at most 2 operations") {
 		t.Errorf("3 operations of 2: %d %s", w.Code, w.Body)
 	}

@@ -20,14 +20,12 @@ func TestProblemTypesAreDocumented(t *testing.T) {
 	r := vane.New()
 	vane.Post(r, "/orders", func(ctx context.Context, in *struct{ Body struct{ Total int } }) (*struct{}, error) {
 		return nil, nil
-	}, func(op *vane.Op) {
-		op.Problems = []vane.ProblemType{
-			{Status: 403, Type: "https://example.com/probs/out-of-credit", Title: "Out of credit", Extensions: OutOfCredit{}},
-			{Status: 403, Type: "https://example.com/probs/frozen"},
-			{Status: 401, Headers: map[string]string{"WWW-Authenticate": "how to log in"}},
-			{Status: 429, Headers: map[string]string{"Retry-After": "seconds to wait"}, Description: "slow down"},
-		}
-	})
+	}, vane.Problems(
+		vane.ProblemType{Status: 403, Type: "https://example.com/probs/out-of-credit", Title: "Out of credit", Extensions: OutOfCredit{}},
+		vane.ProblemType{Status: 403, Type: "https://example.com/probs/frozen"},
+		vane.ProblemType{Status: 401, Headers: map[string]string{"WWW-Authenticate": "how to log in"}},
+		vane.ProblemType{Status: 429, Headers: map[string]string{"Retry-After": "seconds to wait"}, Description: "slow down"},
+	))
 	doc, err := openapi.Build(openapi.Config{Info: openapi.Info{Title: "t", Version: "1"}}, r.Operations())
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +81,7 @@ func TestProblemTypeRegistrationErrors(t *testing.T) {
 				}
 			}()
 			vane.Get(vane.New(), "/x", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil },
-				func(op *vane.Op) { op.Problems = []vane.ProblemType{c.pt} })
+				vane.Problems(c.pt))
 		})
 	}
 }

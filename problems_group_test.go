@@ -17,9 +17,8 @@ import (
 func TestGroupProblems(t *testing.T) {
 	r := New()
 	Get(r, "/open", func(ctx context.Context, _ *struct{}) (*groupItem, error) { return &groupItem{}, nil })
-	api := r.Group("/api", middleware.Timeout(time.Second))
-	auth := api.Group("")
-	auth.Problems(ProblemType{Status: 401, Description: "No valid token.", Headers: map[string]string{"WWW-Authenticate": "How to log in."}})
+	api := r.Group("/api", Middleware(middleware.Timeout(time.Second)))
+	auth := api.Group("", Problems(ProblemType{Status: 401, Description: "No valid token.", Headers: map[string]string{"WWW-Authenticate": "How to log in."}}))
 	Get(auth, "/me", func(ctx context.Context, _ *struct{}) (*groupItem, error) { return &groupItem{}, nil })
 	Get(api, "/items", func(ctx context.Context, _ *struct{}) (*groupItem, error) { return &groupItem{}, nil })
 	busy := r.Group("/busy")

@@ -11,7 +11,7 @@ import (
 // unknown-member policy.
 func TestRegistryOnFirstUse(t *testing.T) {
 	r := New()
-	r.Get("/plain", func(w http.ResponseWriter, req *http.Request) {})
+	r.HandleFunc(http.MethodGet, "/plain", func(w http.ResponseWriter, req *http.Request) {})
 	if r.api.schemas != nil {
 		t.Fatal("a router without typed operations made a schema registry")
 	}

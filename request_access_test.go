@@ -18,7 +18,7 @@ type whoIn struct {
 }
 
 // Resolve takes the tenant from the host: acme.example.com is "acme".
-func (in *whoIn) Resolve(req *http.Request) []problem.FieldError {
+func (in *whoIn) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	host, _, _ := strings.Cut(req.Host, ":")
 	tenant, ok := strings.CutSuffix(host, ".example.com")
 	if !ok || tenant == "" {

@@ -15,7 +15,7 @@ import (
 // caller is a reusable resolving part: the token's owner.
 type caller struct{ Name string }
 
-func (c *caller) Resolve(req *http.Request) []problem.FieldError {
+func (c *caller) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	tok := req.Header.Get("X-Token")
 	if tok == "" || tok == "bad" {
 		return []problem.FieldError{{Location: "header.X-Token", Message: "unknown token", Value: tok}}
@@ -29,7 +29,7 @@ type stamp struct {
 	Via string `json:"via,omitempty"`
 }
 
-func (s *stamp) Resolve(req *http.Request) []problem.FieldError {
+func (s *stamp) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	s.Via = req.Header.Get("Via")
 	return nil
 }
@@ -41,7 +41,7 @@ type withCaller struct {
 	Body  *stamp
 }
 
-func (in *withCaller) Resolve(req *http.Request) []problem.FieldError {
+func (in *withCaller) Resolve(ctx context.Context, req *http.Request) []problem.FieldError {
 	if in.N == 3 {
 		return []problem.FieldError{{Location: "query.n", Message: "not 3"}}
 	}

@@ -14,17 +14,17 @@ func (unavailableErr) Error() string   { return "the database is down" }
 func (unavailableErr) StatusCode() int { return http.StatusServiceUnavailable }
 
 // Every 503 vane writes carries Retry-After: a handler's
-// ServiceUnavailable problem, a StatusError of 503, one an ErrorHook
+// Unavailable problem, a StatusError of 503, one an ErrorHook
 // makes, and the readiness probe's (draining or a failed check).
 func TestEvery503CarriesRetryAfter(t *testing.T) {
 	r := New(ErrorHook(func(req *http.Request, p *problem.Details) *problem.Details {
 		if req.URL.Path == "/hooked" {
-			return ServiceUnavailable("maintenance")
+			return Unavailable(0, "maintenance")
 		}
 		return p
 	}))
 	Get(r, "/down", func(ctx context.Context, _ *struct{}) (*struct{}, error) {
-		return nil, ServiceUnavailable("the database is down")
+		return nil, Unavailable(0, "the database is down")
 	})
 	Get(r, "/status", func(ctx context.Context, _ *struct{}) (*struct{}, error) { return nil, unavailableErr{} })
 	Get(r, "/hooked", func(ctx context.Context, _ *struct{}) (*struct{}, error) { return nil, NotFound("no") })

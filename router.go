@@ -1,13 +1,14 @@
 package vane
 
 import (
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/vane-http/vane/codec"
-	"github.com/vane-http/vane/middleware"
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/respond"
@@ -17,19 +18,25 @@ import (
 
 // Router is vane's router (package router: routing, middleware, groups,
 // mounts, 404/405 and redirects) with typed operations on top: Register
-// and its shorthands add operations to it, and Docs serves their OpenAPI
-// document. Every method of router.Router is available on it; Group and
-// Route return Routers that share the tree and its typed operations.
+// and its shorthands (Get, Post, Put, Patch, Delete), Stream and
+// MergePatch add typed operations to it, and Docs serves their OpenAPI
+// document. Handle and HandleFunc register plain net/http handlers,
+// which vane neither binds nor documents. Group and Route return Routers
+// that share the tree and its typed operations.
 //
 // A program that only routes can import package router instead and link
 // nothing of the typed layer.
 type Router struct {
-	*router.Router
+	mux *router.Router
 	api *api
-	// problems are the answers of the middleware in front of this group's
-	// operations (Problems, and what Use and Group learn from
-	// middleware.Answers), documented on each operation registered after.
+	// problems are the answers that the middleware in front of this
+	// group's operations declares (Use, Middleware: middleware.Answers),
+	// documented on each operation registered after.
 	problems []ProblemType
+	// defaults are the operation options of New and of each Group this
+	// router was made through, outermost first: one list a level (see
+	// spec).
+	defaults [][]Option
 }
 
 // api is what the typed operations of one router tree share.
@@ -47,7 +54,7 @@ type api struct {
 	unknown     UnknownPolicy
 	encoders    []respond.Encoder // response encodings beside JSON (Encode)
 	errorHook   func(*http.Request, *problem.Details) *problem.Details
-	// middleware is each typed operation's Op.Middleware, by method and
+	// middleware is each typed operation's own (Middleware given to it), by method and
 	// full pattern ("GET /pets/{id}"), for MergePatch.
 	middleware map[string][]func(http.Handler) http.Handler
 	// maxStreams is the most event streams served at once (MaxStreams);
@@ -55,6 +62,9 @@ type api struct {
 	maxStreams    int64
 	streams       atomic.Int64
 	streamClients streamClients // MaxStreamsPerClient
+	// shapes holds, by the shape of each documented path (and by shape
+	// and method), the operation that first had it (documentable).
+	shapes map[string]shapeOrigin
 	// checks build what a request would otherwise build first (the
 	// documents of Docs), for Check.
 	checks []func() error
@@ -70,35 +80,48 @@ func (a *api) registry() *schema.Registry {
 	return a.schemas
 }
 
-// An Option configures a Router made by New: the router's own settings
-// (RedirectTrailingSlash, RedirectCleanPath, AutoOptions, StdPathValues)
-// and those of its typed operations (BodyLimit, Codec, UnknownProperties).
-type Option struct {
-	router router.Option
-	api    func(*api)
-}
-
-// New returns an empty router.
+// New returns an empty router configured by opts (see Option): the
+// router's own settings, and defaults for every operation registered on
+// it or its groups.
 func New(opts ...Option) *Router {
-	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON, maxStreams: DefaultMaxStreams}
+	a := &api{bodyLimit: defaultBodyLimit, codec: codec.JSON}
 	var ropts []router.Option
-	for _, o := range opts {
-		if o.api != nil {
-			o.api(a)
-		} else {
+	var defaults []Option
+	var mw []func(http.Handler) http.Handler
+	each(opts, inNew, "vane.New", func(o Option) {
+		switch {
+		case o.api != nil:
+			o.api(a) // a router-wide setting, the default of every operation
+		case o.op != nil:
+			defaults = append(defaults, o)
+		case o.mw != nil:
+			mw = append(mw, o.mw...)
+		default:
 			ropts = append(ropts, o.router)
 		}
+	})
+	switch {
+	case a.maxStreams == 0:
+		a.maxStreams = DefaultMaxStreams
+	case a.maxStreams < 0:
+		a.maxStreams = math.MaxInt64
 	}
-	r := &Router{Router: router.New(ropts...), api: a}
+	r := &Router{mux: router.New(ropts...), api: a}
+	if defaults != nil {
+		r.defaults = [][]Option{defaults}
+	}
 	if a.errorHook != nil {
 		// The router's own 404 and 405 go through the hook too.
-		r.Router.NotFoundHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mux.NotFoundHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.WriteError(w, req, problem.New(http.StatusNotFound, "No route matches the request path."))
 		}))
-		r.Router.MethodNotAllowedHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mux.MethodNotAllowedHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.WriteError(w, req, problem.New(http.StatusMethodNotAllowed,
 				"The request path has no route for this method; the Allow header lists the methods it has."))
 		}))
+	}
+	if mw != nil {
+		r.Use(mw...)
 	}
 	return r
 }
@@ -106,15 +129,15 @@ func New(opts ...Option) *Router {
 // Check builds now what the router would otherwise build on a request:
 // the routing tree (router.Router.Prepare) and the codec's encoder of
 // each response body type, so that the first request costs what any other
-// does, and the document of Docs, checked to be
-// writable in every form, so that a registration that cannot be
-// documented (two methods of one path naming its parameter differently,
-// a hook that fails) is an error before serving rather than a 500 on
-// every request for the document. The forms themselves are written on
-// their first request. vane.Serve and Server call Check before they
-// listen, and refuse to start on its error.
+// does, and the document of Docs, checked to be writable in every form,
+// so that a document that cannot be built (a security scheme the
+// configuration does not define, an Edit hook that fails) is an error
+// before serving rather than a 500 on every request for the document.
+// The forms themselves are written on their first request. vane.Serve
+// and Server call Check before they listen, and refuse to start on its
+// error.
 func (r *Router) Check() error {
-	r.Router.Prepare() // the routing tree, so that the first request does not compile it
+	r.mux.Prepare() // the routing tree, so that the first request does not compile it
 	r.api.prepareEncoders()
 	for _, c := range r.api.checks {
 		if err := c(); err != nil {
@@ -125,43 +148,77 @@ func (r *Router) Check() error {
 }
 
 // Group returns a router that registers into the same tree, with prefix
-// added to its patterns and mw added after the middleware of r (see
-// router.Router.Group).
-func (r *Router) Group(prefix string, mw ...func(http.Handler) http.Handler) *Router {
-	g := &Router{Router: r.Router.Group(prefix, mw...), api: r.api, problems: slices.Clip(r.problems)}
-	g.declare(mw)
+// added to its patterns. opts are defaults for every operation registered
+// through it (see Option), after r's; Middleware among them is the
+// group's middleware, after r's (see router.Router.Group).
+func (r *Router) Group(prefix string, opts ...Option) *Router {
+	var defaults []Option
+	var mw []func(http.Handler) http.Handler
+	each(opts, inGroup, "Group "+strconv.Quote(prefix), func(o Option) {
+		if o.op != nil {
+			defaults = append(defaults, o)
+		}
+		mw = append(mw, o.mw...)
+	})
+	g := &Router{mux: r.mux.Group(prefix, mw...), api: r.api, problems: slices.Clip(r.problems), defaults: slices.Clip(r.defaults)}
+	if defaults != nil {
+		g.defaults = append(g.defaults, defaults)
+	}
+	g.problems = append(g.problems, declared(mw)...)
 	return g
 }
 
-// Use adds middleware to r (see router.Router.Use). The answers that a
-// middleware declares (middleware.Answers: Timeout's and Throttle's 503,
-// say) are documented on every typed operation registered on r or its
-// groups afterwards.
+// Use adds middleware to r (see router.Router.Use): on the router New
+// returned it wraps the whole router, before routing; on a group, the
+// routes registered through it afterwards. The answers that a middleware
+// declares (middleware.Answers: Timeout's and Throttle's 503, say) are
+// documented on every typed operation registered on r or its groups
+// afterwards. The Middleware option does the same where a router or
+// group is made.
 func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
-	r.Router.Use(mw...)
-	r.declare(mw)
+	r.mux.Use(mw...)
+	r.problems = append(r.problems, declared(mw)...)
 }
 
-// Problems documents answers that middleware in front of r's operations
-// sends of its own accord (an authentication check's 401, a rate limit's
-// 429), on every typed operation registered on r or its groups
-// afterwards, as Op.Problems does for one operation:
-//
-//	auth := r.Group("", requireToken)
-//	auth.Problems(vane.ProblemType{Status: 401, Description: "No valid token.",
-//		Headers: map[string]string{"WWW-Authenticate": "How to log in."}})
-func (r *Router) Problems(types ...ProblemType) {
-	r.problems = append(r.problems, types...)
+// UseFunc adds middleware written over http.HandlerFunc (see
+// router.Router.UseFunc). Its answers are not documented: give Problems
+// for them.
+func (r *Router) UseFunc(mw ...func(http.HandlerFunc) http.HandlerFunc) { r.mux.UseFunc(mw...) }
+
+// ServeHTTP serves req (see router.Router.ServeHTTP).
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+
+// Handle registers a plain handler for requests of method (any token) and
+// a path matching pattern, under r's group prefix and middleware (see
+// router.Router.Handle). vane neither binds its requests nor documents
+// it; Register and its shorthands add typed operations.
+func (r *Router) Handle(method, pattern string, h http.Handler) { r.mux.Handle(method, pattern, h) }
+
+// HandleFunc registers f like Handle.
+func (r *Router) HandleFunc(method, pattern string, f http.HandlerFunc) {
+	r.mux.HandleFunc(method, pattern, f)
 }
 
-// declare adds what mw declare of their own answers to r's problems.
-func (r *Router) declare(mw []func(http.Handler) http.Handler) {
-	for _, m := range mw {
-		for _, a := range middleware.Answers(m) {
-			r.problems = append(r.problems, ProblemType{Status: a.Status, Description: a.Description, Headers: a.Headers})
-		}
-	}
-}
+// Mount hands every request under prefix to h, with the prefix removed
+// from its path (see router.Router.Mount).
+func (r *Router) Mount(prefix string, h http.Handler) { r.mux.Mount(prefix, h) }
+
+// NotFoundHandler sets the handler for requests that match no route (see
+// router.Router.NotFoundHandler).
+func (r *Router) NotFoundHandler(h http.Handler) { r.mux.NotFoundHandler(h) }
+
+// MethodNotAllowedHandler sets the handler for requests whose path
+// matches routes of other methods only (see
+// router.Router.MethodNotAllowedHandler).
+func (r *Router) MethodNotAllowedHandler(h http.Handler) { r.mux.MethodNotAllowedHandler(h) }
+
+// Routes lists every registered route, typed or not, in registration
+// order (see router.Router.Routes).
+func (r *Router) Routes() []RouteInfo { return r.mux.Routes() }
+
+// Prefix returns r's group prefix: what Group added to the patterns
+// registered through it, "" for the router New returned.
+func (r *Router) Prefix() string { return r.mux.Prefix() }
 
 // Route calls fn with a Group of r under prefix.
 func (r *Router) Route(prefix string, fn func(*Router)) { fn(r.Group(prefix)) }
@@ -175,20 +232,10 @@ func (r *Router) Operations() []*operation.Description { return slices.Clone(r.a
 func (r *Router) Schemas() *schema.Registry { return r.api.registry() }
 
 // Param returns the value of the path parameter name of the route that
-// matched req, or "" (see router.Param). It does not allocate.
+// matched req, or "" (see router.Param). It does not allocate, except
+// for a path sent with escapes that change its meaning (such as %2F),
+// whose value is unescaped into a new string.
 func Param(req *http.Request, name string) string { return router.Param(req, name) }
-
-// RedirectTrailingSlash is router.RedirectTrailingSlash.
-func RedirectTrailingSlash(on bool) Option { return Option{router: router.RedirectTrailingSlash(on)} }
-
-// RedirectCleanPath is router.RedirectCleanPath.
-func RedirectCleanPath(on bool) Option { return Option{router: router.RedirectCleanPath(on)} }
-
-// AutoOptions is router.AutoOptions.
-func AutoOptions(on bool) Option { return Option{router: router.AutoOptions(on)} }
-
-// StdPathValues is router.StdPathValues.
-func StdPathValues(on bool) Option { return Option{router: router.StdPathValues(on)} }
 
 // RouteInfo describes a registered route (see router.Router.Routes).
 type RouteInfo = router.RouteInfo

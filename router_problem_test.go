@@ -14,7 +14,7 @@ import (
 // package problem writes for the same problem.
 func TestRouterProblemsMatchPackageProblem(t *testing.T) {
 	r := New()
-	r.Get("/a", func(w http.ResponseWriter, r *http.Request) {})
+	r.HandleFunc(http.MethodGet, "/a", func(w http.ResponseWriter, r *http.Request) {})
 	for _, tc := range []struct {
 		method, path string
 		status       int

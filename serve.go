@@ -48,7 +48,8 @@ func Serve(ctx context.Context, addr string, handler http.Handler) error {
 }
 
 // Server is the configuration of [Serve]. A zero field takes its default
-// (the Default… constants); a negative duration or size means no limit.
+// (the Default… constants); Off (any negative duration or size) means no
+// limit.
 //
 // Every request passes, before the handler, through:
 //   - a body limit: a request whose Content-Length exceeds MaxBodyBytes is
@@ -77,15 +78,19 @@ type Server struct {
 
 	ReadHeaderTimeout time.Duration // reading the request line and headers
 	ReadTimeout       time.Duration // reading the whole request, body included
-	WriteTimeout      time.Duration // from the end of the headers to the end of the response
+	WriteTimeout      time.Duration // from the end of the headers to the end of the response; a download moves it on by as much before each chunk (docs/guide/downloads.md)
 	IdleTimeout       time.Duration // a keep-alive connection waiting for its next request
 	ShutdownTimeout   time.Duration // waiting for requests in flight once the listener is closed
 	MaxHeaderBytes    int           // request line and headers
 	MaxBodyBytes      int64         // each request body
 
-	// Signals end the server like ctx's cancellation; nil means SIGINT and
-	// SIGTERM. Use an empty, non-nil slice to listen for none.
+	// Signals end the server like ctx's cancellation; none given means
+	// SIGINT and SIGTERM.
 	Signals []os.Signal
+
+	// NoSignals listens for no signal, whatever Signals holds: only ctx
+	// ends the server (a program that handles signals itself, a test).
+	NoSignals bool
 
 	// Logger receives the server's records (start, shutdown, panics, and
 	// net/http's own errors); nil means slog.Default().
@@ -169,6 +174,18 @@ func (s *Server) ReadinessHandler(checks ...ReadinessCheck) http.Handler {
 	})
 }
 
+// signals returns the signals that end s: none for NoSignals, else
+// Signals, or SIGINT and SIGTERM when it lists none.
+func (s *Server) signals() []os.Signal {
+	switch {
+	case s.NoSignals:
+		return nil
+	case len(s.Signals) == 0:
+		return []os.Signal{os.Interrupt, syscall.SIGTERM}
+	}
+	return s.Signals
+}
+
 func (s *Server) logger() *slog.Logger {
 	if s.Logger != nil {
 		return s.Logger
@@ -196,12 +213,8 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	logger := s.logger()
 	s.draining.Store(false)
-	sigs := s.Signals
-	if sigs == nil {
-		sigs = []os.Signal{os.Interrupt, syscall.SIGTERM}
-	}
 	sigc := make(chan os.Signal, 1)
-	if len(sigs) > 0 {
+	if sigs := s.signals(); sigs != nil {
 		signal.Notify(sigc, sigs...)
 		defer signal.Stop(sigc)
 	}

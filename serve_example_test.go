@@ -16,7 +16,7 @@ import (
 // finish.
 func ExampleServe() {
 	r := vane.New()
-	r.Get("/hello", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("hello\n")) })
+	r.HandleFunc(http.MethodGet, "/hello", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("hello\n")) })
 	if err := vane.Serve(context.Background(), ":8080", r); err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func ExampleServer_ReadinessHandler() {
 		ShutdownTimeout: 20 * time.Second, // terminationGracePeriodSeconds: 40
 	}
 	r := vane.New()
-	r.Get("/healthz", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "ok\n") })
+	r.HandleFunc(http.MethodGet, "/healthz", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "ok\n") })
 	r.Handle("GET", "/readyz", srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: db.PingContext}))
 	srv.Handler = r
 	if err := srv.ListenAndServe(context.Background()); err != nil {

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +31,7 @@ func startTestServer(t *testing.T, ctx context.Context, s *vane.Server) (string,
 		s.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.Signals == nil {
-		s.Signals = []os.Signal{} // tests cancel ctx; the signal test sets its own
+		s.NoSignals = true // tests cancel ctx; the signal test sets its own
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -32,7 +32,7 @@ func newHeldStreams(opts ...Option) *heldStreams {
 		case <-h.release:
 		}
 		return nil
-	}, func(op *Op) { op.Heartbeat = -1 })
+	}, Heartbeat(Off))
 	return h
 }
 

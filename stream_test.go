@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -86,7 +85,7 @@ func streamRouter(ready chan<- struct{}) *Router {
 			}
 			<-ctx.Done()
 			return nil
-		}, func(op *Op) { op.Heartbeat = 20 * time.Millisecond })
+		}, Heartbeat(20*time.Millisecond))
 	return r
 }
 
@@ -156,7 +155,7 @@ func TestEventStreamEndsAtShutdown(t *testing.T) {
 		ready := make(chan struct{})
 		ln := memnet.Listen()
 		ctx, stop := context.WithCancel(context.Background())
-		s := &Server{Handler: streamRouter(ready), Signals: []os.Signal{}, ShutdownTimeout: 10 * time.Second,
+		s := &Server{Handler: streamRouter(ready), NoSignals: true, ShutdownTimeout: 10 * time.Second,
 			Logger: slog.New(slog.DiscardHandler)}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(ctx, ln) }()
@@ -209,9 +208,9 @@ func TestEventStreamStalledClientAtShutdown(t *testing.T) {
 					return err
 				}
 			}
-		}, func(op *Op) { op.Heartbeat = -1 })
+		}, Heartbeat(Off))
 		ctx, stop := context.WithCancel(context.Background())
-		s := &Server{Handler: r, Signals: []os.Signal{}, ShutdownTimeout: 20 * time.Second, Logger: slog.New(slog.DiscardHandler)}
+		s := &Server{Handler: r, NoSignals: true, ShutdownTimeout: 20 * time.Second, Logger: slog.New(slog.DiscardHandler)}
 		served := make(chan error, 1)
 		go func() { served <- s.Serve(ctx, ln) }()
 		conn, err := ln.Dial(context.Background())
@@ -258,7 +257,7 @@ func TestEventStreamHeadOpenAndLimit(t *testing.T) {
 		case <-release:
 		}
 		return nil
-	}, func(op *Op) { op.Heartbeat = -1 })
+	}, Heartbeat(Off))
 	w := serve(r, "HEAD", "/s", "")
 	if w.Code != 200 || w.Header().Get("Content-Type") != EventStreamType || w.Body.Len() != 0 || len(ran) != 0 {
 		t.Errorf("HEAD: %d %v %q, handler ran %d", w.Code, w.Header(), w.Body, len(ran))

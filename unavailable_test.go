@@ -24,7 +24,7 @@ func TestEvery503HasRetryAfter(t *testing.T) {
 	}))
 	for path, err := range map[string]error{
 		"/unavailable":  Unavailable(3*time.Second, "down"),
-		"/plain":        ServiceUnavailable("down"),
+		"/plain":        Unavailable(0, "down"),
 		"/problem":      problem.New(503, "down"),
 		"/status-error": statusErr{503, "down"},
 		"/hooked":       errors.New("x"),

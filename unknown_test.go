@@ -40,14 +40,14 @@ func TestUnknownProperties(t *testing.T) {
 		body        string
 		strict, loc string // strict: the status; loc: where the 422 points
 	}{
-		{`{"name":"a","lines":[{"sku":"x"}],"meta":{"anything":"y"}}`, "200", ""},
+		{`{"name":"a","lines":[{"sku":"x"}],"meta":{"anything":"y"}}`, "204", ""},
 		{`{"name":"a","nmae":"b"}`, "422", "body.nmae"},
 		{`{"name":"a","lines":[{"sku":"x"},{"SKU":"y"}]}`, "422", "body.lines[1].SKU"},
 	}
 	for _, c := range cases {
 		t.Run(c.body, func(t *testing.T) {
 			w := serve(lenient, "POST", "/orders", c.body, "Content-Type", "application/json")
-			if w.Code != 200 {
+			if w.Code != 204 {
 				t.Errorf("lenient: %d %s", w.Code, w.Body)
 			}
 			w = serve(strict, "POST", "/orders", c.body, "Content-Type", "application/json")
@@ -104,10 +104,10 @@ func TestUnknownPropertiesPerOperation(t *testing.T) {
 			r := New(UnknownProperties(c.router))
 			h := func(ctx context.Context, in *unknownIn) (*struct{}, error) { return &struct{}{}, nil }
 			Post(r, "/router", h)
-			Post(r, "/op", h, func(op *Op) { op.UnknownProperties = c.op })
+			Post(r, "/op", h, UnknownProperties(c.op))
 			Docs(r, DocsConfig{})
 			body := `{"name":"a","lines":[{"sku":"x","qty":1}]}`
-			status := map[UnknownPolicy]int{IgnoreUnknown: 200, RefuseUnknown: 422}
+			status := map[UnknownPolicy]int{IgnoreUnknown: 204, RefuseUnknown: 422}
 			for path, p := range map[string]UnknownPolicy{"/router": c.router, "/op": c.op} {
 				if w := serve(r, "POST", path, body, "Content-Type", "application/json"); w.Code != status[p] {
 					t.Errorf("%s: %d %s, want %d", path, w.Code, w.Body, status[p])

@@ -75,7 +75,10 @@
 // []byte or io.Reader gets the raw body, whatever its type. A Body struct
 // whose fields carry `form:"name"` tags is a form:
 // application/x-www-form-urlencoded or multipart/form-data, with
-// *multipart.FileHeader (or a slice of them) fields for files.
+// *multipart.FileHeader (or a slice of them) fields for files. A file
+// field's contentType tag lists the media types its parts may have, and
+// its maxSize tag bounds each file ("5MiB"): both are checked as the
+// body is read (422 and 413, naming the field; files.go).
 //
 // # Limits
 //

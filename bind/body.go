@@ -29,13 +29,14 @@ const (
 type bodyBinder struct {
 	kind      int
 	offset    uintptr
-	typ       reflect.Type        // the Body field's type
-	required  bool                // a non-pointer Body: an empty body is an error
-	form      []param             // bodyForm: the form fields (values and files)
-	multipart bool                // bodyForm: some field is a file, so only multipart/form-data
-	accept    string              // the accepted media types, for 415 messages
-	defaults  *bodyDefaults       // bodyJSON: the defaults of properties not sent; nil when none
-	closed    codec.ClosedDecoder // bodyJSON with RefuseUnknown: decodes refusing unknown members
+	typ       reflect.Type         // the Body field's type
+	required  bool                 // a non-pointer Body: an empty body is an error
+	form      []param              // bodyForm: the form fields (values and files)
+	multipart bool                 // bodyForm: some field is a file, so only multipart/form-data
+	rules     map[string]*fileRule // bodyForm: the file fields with contentType or maxSize, by form name (files.go)
+	accept    string               // the accepted media types, for 415 messages
+	defaults  *bodyDefaults        // bodyJSON: the defaults of properties not sent; nil when none
+	closed    codec.ClosedDecoder  // bodyJSON with RefuseUnknown: decodes refusing unknown members
 }
 
 func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.RequestBody, error) {
@@ -53,6 +54,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 	case operation.IsForm(t):
 		bb.kind = bodyForm
 		sch := &schema.Schema{Type: schema.TypeObject, Properties: map[string]*schema.Schema{}}
+		var encoding map[string]string // the media types of constrained file parts
 		for i := 0; i < t.NumField(); i++ {
 			ff := t.Field(i)
 			name, ok := ff.Tag.Lookup("form")
@@ -85,11 +87,28 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 					}
 				}
 			}
+			rule, err := compileFileRule(ff, p.loc, ff.Type == fileHeaderPtr || ff.Type == fileHeaderSlice)
+			if err != nil {
+				return nil, nil, err
+			}
 			// Files too: their doc, deprecated, maxItems … tags count.
 			// Values are text, as parameters are (a time.Duration is "1m30s").
 			fs, err := cfg.Registry.TextSchema(&schema.Field{Name: name, GoName: ff.Name, Index: ff.Index, Type: ff.Type, Tag: ff.Tag, Struct: ff})
 			if err != nil {
 				return nil, nil, fmt.Errorf("form field %s: %v", ff.Name, err)
+			}
+			if rule != nil {
+				if bb.rules == nil {
+					bb.rules = map[string]*fileRule{}
+				}
+				bb.rules[name] = rule
+				fs = documentFile(fs, rule)
+				if rule.types != nil {
+					if encoding == nil {
+						encoding = map[string]string{}
+					}
+					encoding[name] = rule.doc
+				}
 			}
 			bb.form = append(bb.form, p)
 			sch.Properties[name] = fs
@@ -104,7 +123,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 		multi := *sch
 		multi.Extensions = map[string]any{"propertyNames": map[string]any{"pattern": "^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$"}}
 		bb.accept = "multipart/form-data"
-		rb.Content = []operation.Content{{MediaType: "multipart/form-data", Schema: &multi}}
+		rb.Content = []operation.Content{{MediaType: "multipart/form-data", Schema: &multi, Encoding: encoding}}
 		if !bb.multipart {
 			bb.accept = "application/x-www-form-urlencoded or multipart/form-data"
 			rb.Content = append([]operation.Content{{MediaType: "application/x-www-form-urlencoded", Schema: sch}}, rb.Content...)
@@ -336,7 +355,17 @@ func (b *Binder) readMultipart(req *http.Request, params string, st *State) (*mu
 		}
 		body = http.MaxBytesReader(nil, body, b.limit)
 	}
-	form, err := multipart.NewReader(body, boundary).ReadForm(b.multipart)
+	var form *multipart.Form
+	var err error
+	if b.body.rules != nil {
+		var prob *problem.Details
+		form, prob, err = readConstrainedForm(body, boundary, b.body.rules, b.multipart)
+		if prob != nil {
+			return nil, prob
+		}
+	} else {
+		form, err = multipart.NewReader(body, boundary).ReadForm(b.multipart)
+	}
 	if form != nil {
 		st.form = form
 	}

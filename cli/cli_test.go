@@ -19,7 +19,6 @@ import (
 
 	"github.com/vane-http/vane"
 	"github.com/vane-http/vane/cli"
-	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/internal/oasvalidate"
 	"github.com/vane-http/vane/openapi"
 )
@@ -31,9 +30,6 @@ type Limits struct {
 type Common struct {
 	Debug bool `doc:"log at debug level"`
 }
-
-// The samples of docs/guide/cli.md are in this package's tests.
-func TestGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/cli.md") }
 
 // runOptions are the options of the notes service the tests run.
 type runOptions struct {
@@ -64,7 +60,7 @@ func newAPI(store map[int64]string, o *runOptions) (*vane.Router, openapi.Config
 	r := vane.New()
 	vane.Get(r, "/notes/{id}", func(ctx context.Context, in *GetNote) (*Note, error) {
 		return &Note{ID: in.ID, Text: store[in.ID]}, nil
-	}, func(op *vane.Op) { op.ID = "getNote" })
+	}, vane.ID("getNote"))
 	cfg := openapi.Config{Info: openapi.Info{Title: "Notes", Version: "1.2.3"}}
 	if o.PublicURL != "" {
 		cfg.Servers = []*openapi.Server{{URL: o.PublicURL}}
@@ -298,7 +294,7 @@ func TestOpenAPIError(t *testing.T) {
 	app := &cli.App[struct{}]{API: func(*struct{}) (*vane.Router, openapi.Config, error) {
 		r := vane.New()
 		vane.Get(r, "/x", func(context.Context, *struct{}) (*Note, error) { return nil, nil },
-			func(op *vane.Op) { op.Security = []map[string][]string{{"nowhere": nil}} })
+			vane.Security("nowhere"))
 		return r, openapi.Config{}, nil
 	}}
 	var out bytes.Buffer

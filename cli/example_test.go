@@ -31,7 +31,7 @@ func helloAPI(o *HelloOptions) (*vane.Router, openapi.Config) {
 	r := vane.New()
 	vane.Get(r, "/greetings/{name}", func(ctx context.Context, in *Greet) (*Greeting, error) {
 		return &Greeting{Message: o.Greeting + ", " + in.Name}, nil
-	}, func(op *vane.Op) { op.ID = "greet" })
+	}, vane.ID("greet"))
 	cfg := openapi.Config{Info: openapi.Info{Title: "Hello", Version: "1.0.0"}}
 	vane.Docs(r, vane.DocsConfig{Config: cfg})
 	return r, cfg

@@ -23,7 +23,7 @@
 //
 //	r := vane.New()
 //	r.Use(middleware.RequestID, middleware.RealIP(cfg), middleware.Logger(logger))
-//	api := r.Group("", middleware.Timeout(10*time.Second))
+//	api := r.Group("", vane.Middleware(middleware.Timeout(10*time.Second)))
 //
 // The route a [Logger] logs is the request's Pattern, which the router sets
 // on the request it is given. Middleware that pass a derived request on

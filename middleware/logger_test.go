@@ -40,11 +40,11 @@ func TestLoggerOneRecordPerRequest(t *testing.T) {
 	r.Use(middleware.RequestID,
 		middleware.RealIP(middleware.RealIPConfig{TrustedProxies: prefixes(t, "127.0.0.1")}),
 		middleware.Logger(logger))
-	r.Get("/pets/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/pets/{id}", func(w http.ResponseWriter, req *http.Request) {
 		time.Sleep(2 * time.Millisecond)
 		io.WriteString(w, "pet "+vane.Param(req, "id"))
 	})
-	r.Get("/boom", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/boom", func(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 	})
 	srv := httptest.NewServer(r)
@@ -256,7 +256,7 @@ func ExampleLogger() {
 	}))
 	r := vane.New()
 	r.Use(middleware.RequestID, middleware.Logger(logger))
-	r.Get("/pets/{id}", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "Rex") })
+	r.HandleFunc(http.MethodGet, "/pets/{id}", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, "Rex") })
 
 	req := httptest.NewRequest("GET", "/pets/1", nil)
 	req.Header.Set("X-Request-Id", "abc123")

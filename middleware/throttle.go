@@ -23,10 +23,8 @@ import (
 //
 // Throttle panics if limit < 1 or backlog < 0.
 //
-// Throttle is not inlined, so that every middleware it returns shares
-// one code pointer, by which Answers knows it.
-//
-//go:noinline
+// The handler it makes is an Answerer of its 503 (see Answers), which a
+// vane router documents on the operations behind it.
 func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Handler {
 	if limit < 1 || backlog < 0 {
 		panic("middleware: Throttle needs limit >= 1 and backlog >= 0")
@@ -34,7 +32,7 @@ func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Ha
 	slots := make(chan struct{}, limit)
 	var waiting atomic.Int64
 	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return Answering(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case slots <- struct{}{}:
 			default:
@@ -60,7 +58,7 @@ func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Ha
 			}
 			defer func() { <-slots }()
 			next.ServeHTTP(w, r)
-		})
+		}), throttleAnswers...)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vane-http/vane/problem"
@@ -60,19 +61,31 @@ const TimeoutBuffer = 64 << 10
 // write past the timeout. Informational responses (1xx) are passed on as
 // they are written.
 //
+// Timeout bounds the handler's work, not the time a client takes to read
+// a large body. A handler that has answered and is sending its body may
+// extend its write deadline past d (http.ResponseController's
+// SetWriteDeadline, which reaches the connection through this writer):
+// it is then cut when the latest deadline it set passes, not at d, so a
+// download that keeps making progress is never cut, and one that stalls
+// is cut once its deadline passes. Package respond does this for the
+// []byte and io.Reader bodies of typed operations, before each chunk it
+// writes. The context still ends at d: a body that reads with the
+// handler's context (a query's rows, say) ends with it, while a file, a
+// []byte or a reader of its own does not. A deadline earlier than the
+// latest, or zero, is passed on to the connection but does not shorten
+// the handler's time.
+//
 // On a vane router, install Timeout after routing (on a Group, with Use
 // or as Group's argument): then a request that times out is still logged
 // with its route, and health checks can stay outside it. A Timeout before
 // routing works too, but copies the route back for [Logger] only when the
 // handler returns in time.
 //
-// Timeout is not inlined, so that every middleware it returns shares
-// one code pointer, by which Answers knows it.
-//
-//go:noinline
+// The handler it makes is an Answerer of its 503 (see Answers), which a
+// vane router documents on the operations behind it.
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return Answering(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			deadline := time.Now().Add(d)
 			ctx, cancel := context.WithDeadlineCause(r.Context(), deadline, errOwnDeadline)
 			defer cancel()
@@ -109,6 +122,11 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 					own.Stop()
 				}
 			}
+			if finished == nil {
+				// A handler sending its body, which extends its write
+				// deadline past d, is cut only when that deadline passes.
+				finished = tw.waitExtended(done)
+			}
 			if finished != nil {
 				copyPattern(r, r2)
 				if panicVal != nil {
@@ -124,7 +142,7 @@ func Timeout(d time.Duration) func(http.Handler) http.Handler {
 				panic(http.ErrAbortHandler) // part of the response is out
 			}
 			go reportLatePanic(done, &panicVal)
-		})
+		}), timeoutAnswers...)
 	}
 }
 
@@ -144,6 +162,11 @@ type timeoutWriter struct {
 	buf       []byte      // body held back, until committed
 	committed bool        // headers and buf sent; writes go straight to w
 	err       error       // set when the response is finished or replaced
+	// until is the latest write deadline the handler set past deadline,
+	// in Unix nanoseconds (0: none). It is read without mu, so that the
+	// serving goroutine does not wait behind a write blocked on the
+	// connection to learn when the handler's time ends.
+	until atomic.Int64
 }
 
 var (
@@ -319,6 +342,9 @@ func (tw *timeoutWriter) setLength() {
 // the request's context (a client gone, a half-closed connection) is not
 // that.
 func (tw *timeoutWriter) expired() bool {
+	if until := tw.until.Load(); until != 0 {
+		return time.Now().UnixNano() >= until
+	}
 	return tw.ctx.Err() != nil && (context.Cause(tw.ctx) == errOwnDeadline || !time.Now().Before(tw.deadline))
 }
 
@@ -353,6 +379,51 @@ var errOwnDeadline = errors.New("middleware: Timeout's deadline passed")
 // to the connection (http.ResponseController finds it).
 func (tw *timeoutWriter) SetReadDeadline(t time.Time) error {
 	return http.NewResponseController(tw.w).SetReadDeadline(t)
+}
+
+// SetWriteDeadline sets the deadline for writing the response, through to
+// the connection, and, when t is later than Timeout's own deadline, makes
+// t the time at which the handler is cut instead. The handler's time only
+// grows: an earlier or zero t leaves it as it was.
+func (tw *timeoutWriter) SetWriteDeadline(t time.Time) error {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.late() {
+		return tw.err
+	}
+	if t.After(tw.deadline) && t.UnixNano() > tw.until.Load() {
+		tw.until.Store(t.UnixNano())
+	}
+	return http.NewResponseController(tw.w).SetWriteDeadline(t)
+}
+
+// waitExtended waits, once Timeout's own deadline has passed, for a
+// handler that extended its write deadline past it: it returns done if
+// the handler returns before the latest deadline it set, nil if that
+// deadline passes first (or it set none).
+func (tw *timeoutWriter) waitExtended(done chan struct{}) chan struct{} {
+	for {
+		until := tw.until.Load()
+		if until == 0 {
+			return nil
+		}
+		wait := time.Until(time.Unix(0, until))
+		if wait <= 0 {
+			select {
+			case <-done:
+				return done
+			default:
+				return nil
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-done:
+			t.Stop()
+			return done
+		case <-t.C:
+		}
+	}
 }
 
 // problemTimeout is the answer to a request that timed out.

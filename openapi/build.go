@@ -27,7 +27,7 @@ type Config struct {
 	Servers []*Server
 
 	// SecuritySchemes are the ways to authenticate, by the names that
-	// operations' Security requirements use (vane.Op{Security: …}).
+	// operations' Security requirements use (vane.Security).
 	SecuritySchemes map[string]*SecurityScheme
 
 	// Security applies to every operation that does not set its own.
@@ -178,11 +178,11 @@ func (b *builder) add(d *operation.Description) error {
 	shape := pathShape(path)
 	if prev, ok := b.shapes[shape]; ok && prev.path != path {
 		return fmt.Errorf("openapi: %s and %s are the same OpenAPI path (%s): OpenAPI cannot describe both; "+
-			"give the parameters the same names, or leave one out of the document (Op.Hidden)", prev.where, where, shape)
+			"give the parameters the same names, or leave one out of the document (vane.Hidden)", prev.where, where, shape)
 	}
 	if prev, ok := b.shapes[shape+" "+d.Method]; ok {
 		return fmt.Errorf("openapi: %s and %s are the same OpenAPI operation (%s %s): OpenAPI has no catch-all; "+
-			"leave one out of the document (Op.Hidden)", prev.where, where, d.Method, path)
+			"leave one out of the document (vane.Hidden)", prev.where, where, d.Method, path)
 	}
 	b.shapes[shape] = pathOrigin{path, where}
 	b.shapes[shape+" "+d.Method] = pathOrigin{path, where}
@@ -257,7 +257,14 @@ func (b *builder) add(d *operation.Description) error {
 	if rb := d.RequestBody; rb != nil && len(rb.Content) > 0 {
 		body := &RequestBody{Description: rb.Description, Required: rb.Required, Content: map[string]*MediaType{}}
 		for _, c := range rb.Content {
-			body.Content[c.MediaType] = &MediaType{Schema: c.Schema}
+			mt := &MediaType{Schema: c.Schema}
+			for name, types := range c.Encoding {
+				if mt.Encoding == nil {
+					mt.Encoding = map[string]*Encoding{}
+				}
+				mt.Encoding[name] = &Encoding{ContentType: types}
+			}
+			body.Content[c.MediaType] = mt
 		}
 		op.RequestBody = body
 	}

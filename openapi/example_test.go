@@ -28,9 +28,7 @@ func greet(ctx context.Context, in *GetGreeting) (*Greeting, error) {
 // server and an x- extension, written as YAML.
 func ExampleBuild() {
 	r := vane.New()
-	vane.Get(r, "/greetings/{name}", greet, func(op *vane.Op) {
-		op.ID, op.Summary = "getGreeting", "Greet someone"
-	})
+	vane.Get(r, "/greetings/{name}", greet, vane.ID("getGreeting"), vane.Summary("Greet someone"))
 
 	doc, err := openapi.Build(openapi.Config{
 		Info:             openapi.Info{Title: "Greeter", Version: "1.0.0"},

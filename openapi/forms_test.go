@@ -181,10 +181,9 @@ var tricky = []string{
 func edgeDocument(t *testing.T) *openapi.Document {
 	t.Helper()
 	r := vane.New()
-	vane.Put(r, "/items/{id}", handler[KeywordsInput, KeywordsOutput], func(op *vane.Op) {
-		op.ID, op.Description, op.Summary = "getItem", "Line one.\nLine two: with a colon.\n", "A \"quoted\" # summary"
-		op.Extensions = map[string]any{"x-list": []any{1, 2.5, "three", nil, true, map[string]any{"k": tricky}}}
-	})
+	vane.Put(r, "/items/{id}", handler[KeywordsInput, KeywordsOutput], vane.ID("getItem"),
+		vane.Description("Line one.\nLine two: with a colon.\n"), vane.Summary("A \"quoted\" # summary"),
+		vane.Extension("x-list", []any{1, 2.5, "three", nil, true, map[string]any{"k": tricky}}))
 	vane.Post(r, "/trees", handler[struct{ Body Tree }, Tree])
 	f := 1.5
 	lo, hi := 0.0, 10.0

@@ -175,40 +175,25 @@ var goldens = []struct {
 }{
 	{"keywords", func(r *vane.Router) openapi.Config {
 		vane.Put(r, "/keywords/{id}", handler[KeywordsInput, KeywordsOutput],
-			func(op *vane.Op) {
-				op.ID, op.Summary, op.Tags = "putKeywords", "Every schema keyword", []string{"schemas"}
-			})
+			vane.ID("putKeywords"), vane.Summary("Every schema keyword"), vane.Tags("schemas"))
 		vane.Post(r, "/trees", handler[struct{ Body Tree }, Tree],
-			func(op *vane.Op) { op.ID, op.Tags = "postTree", []string{"schemas"} })
+			vane.ID("postTree"), vane.Tags("schemas"))
 		vane.Post(r, "/carts", handler[struct{ Body Cart }, Page[shop.Item]],
-			func(op *vane.Op) {
-				op.ID, op.Tags, op.Status = "postCart", []string{"schemas"}, 201
-			})
+			vane.ID("postCart"), vane.Tags("schemas"), vane.Status(201))
 		return openapi.Config{Info: openapi.Info{Title: "Schema keywords", Version: "1.0.0"}}
 	}},
 	{"operations", func(r *vane.Router) openapi.Config {
 		v1 := r.Group("/v1")
-		vane.Get(v1, "/orgs/{org}/items", handler[SearchInput, SearchOutput], func(op *vane.Op) {
-			op.ID, op.Summary, op.Description = "searchItems", "Search items", "Parameters from every source."
-			op.Tags = []string{"items"}
-			op.Responses = map[int]string{404: "No such organisation."}
-			op.Extensions = map[string]any{"x-rate-limit": 100}
-		})
-		vane.Get(v1, "/files/{path...}", handler[FileInput, RawOutput], func(op *vane.Op) {
-			op.ID, op.Tags = "getFile", []string{"files"}
-		})
-		vane.Put(v1, "/files/{path...}", handler[RawInput, Empty], func(op *vane.Op) {
-			op.ID, op.Tags, op.Status = "putFile", []string{"files"}, 204
-			op.Security = []map[string][]string{{"apiKey": {}}, {"oauth": {"files:write"}}}
-		})
-		vane.Post(v1, "/uploads", handler[FormInput, Empty], func(op *vane.Op) {
-			op.ID, op.Tags, op.Status = "upload", []string{"files"}, 204
-		})
-		vane.Post(v1, "/subscribe", handler[URLFormInput, Empty], func(op *vane.Op) {
-			op.ID, op.Deprecated, op.Status = "subscribe", true, 204
-			op.Security = []map[string][]string{} // public, despite the document's default
-		})
-		vane.Get(v1, "/internal", handler[Empty, Empty], func(op *vane.Op) { op.Hidden = true })
+		vane.Get(v1, "/orgs/{org}/items", handler[SearchInput, SearchOutput], vane.ID("searchItems"), vane.Summary("Search items"),
+			vane.Description("Parameters from every source."), vane.Tags("items"),
+			vane.Responds(404, "No such organisation."), vane.Extension("x-rate-limit", 100))
+		vane.Get(v1, "/files/{path...}", handler[FileInput, RawOutput], vane.ID("getFile"), vane.Tags("files"))
+		vane.Put(v1, "/files/{path...}", handler[RawInput, Empty], vane.ID("putFile"), vane.Tags("files"), vane.Status(204),
+			vane.Security("apiKey"), vane.Security("oauth", "files:write")) // either
+		vane.Post(v1, "/uploads", handler[FormInput, Empty], vane.ID("upload"), vane.Tags("files"), vane.Status(204))
+		vane.Post(v1, "/subscribe", handler[URLFormInput, Empty], vane.ID("subscribe"), vane.Deprecated(), vane.Status(204),
+			vane.Public()) // despite the document's default
+		vane.Get(v1, "/internal", handler[Empty, Empty], vane.Hidden())
 		vane.Get(r, "/health", handler[Empty, string])
 		return openapi.Config{
 			Info: openapi.Info{Title: "Operations", Version: "2.1.0", Summary: "Parameters, bodies, responses",

@@ -1,8 +1,8 @@
 // Package operation holds the compiled description of a typed operation: the
 // single source that request binding and the OpenAPI document both read.
 //
-// vane.Register fills a Description once, at registration, from the Op it
-// is given and from the input and output types; the router keeps them
+// vane.Register fills a Description once, at registration, from the
+// options it is given and from the input and output types; the router keeps them
 // (vane.Router.Operations) in registration order. Nothing here is consulted
 // per request. Schemas are JSON Schema 2020-12 (package schema); named
 // types are $refs into Description.Schemas, which every operation of a
@@ -23,7 +23,7 @@ import (
 type Description struct {
 	Method      string   // HTTP method, upper case
 	Pattern     string   // full path pattern, group prefixes included, {name} parameters
-	ID          string   // operationId; derived from Method and Pattern when the Op leaves it empty
+	ID          string   // operationId; derived from Method and Pattern when no vane.ID gives one
 	Summary     string   // one line
 	Description string   // longer text (CommonMark)
 	Tags        []string // OpenAPI tags, for grouping
@@ -31,7 +31,8 @@ type Description struct {
 	Hidden      bool // left out of the OpenAPI document
 
 	// Security lists alternative security requirements (OpenAPI's
-	// security array): each map names schemes and their scopes.
+	// security array): each map names schemes and their scopes. Nil:
+	// the document's default; empty, not nil: none (vane.Public).
 	Security []map[string][]string
 
 	Status      int          // the status of a successful response
@@ -100,6 +101,10 @@ type RequestBody struct {
 type Content struct {
 	MediaType string
 	Schema    *schema.Schema
+	// Encoding gives, for a form body, the media types (a list, as
+	// OpenAPI's Encoding Object writes it) that a property's part may be
+	// sent as, by property name; nil when none says.
+	Encoding map[string]string
 }
 
 // Response is one documented response.
@@ -148,8 +153,8 @@ func DefaultID(method, pattern string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// DefaultStatus is the success status of a method when the Op does not set
-// one: 201 for POST when the operation documents a 201 response (created),
+// DefaultStatus is the success status of a method when no vane.Status
+// sets one: 201 for POST when the operation documents a 201 response (created),
 // otherwise 200.
 func DefaultStatus(method string, created bool) int {
 	if method == http.MethodPost && created {

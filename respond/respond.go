@@ -11,7 +11,11 @@
 // otherwise the whole O is the body. A body is encoded with the operation's
 // codec (JSON by default), except a []byte or an io.Reader, which are sent
 // as they are (application/octet-stream unless a Content-Type header field
-// says otherwise). Every answer carries X-Content-Type-Options: nosniff,
+// says otherwise). A []byte or io.ReadSeeker body answers a GET's Range
+// and If-Range (206, multipart/byteranges, 416; ranges.go), and a body
+// larger than ChunkSize is written a chunk at a time, each extending the
+// write deadline, so that a download making progress is not cut
+// (chunks.go). Every answer carries X-Content-Type-Options: nosniff,
 // so that no browser takes a body for another type than it is sent as.
 package respond
 
@@ -52,6 +56,7 @@ type Output struct {
 	bodyOff    uintptr
 	bodyType   reflect.Type // nil: no body at all
 	bodyKind   int
+	seekable   bool // a []byte or io.ReadSeeker body: served in ranges (ranges.go)
 	mediaType  string
 	bodySchema *schema.Schema
 	headerDocs []operation.Header
@@ -99,6 +104,7 @@ var (
 	stringerType      = reflect.TypeFor[fmt.Stringer]()
 	readerType        = reflect.TypeFor[io.Reader]()
 	bytesType         = reflect.TypeFor[[]byte]()
+	seekerType        = reflect.TypeFor[io.Seeker]()
 )
 
 // Compile compiles the output type t, documenting its body and headers
@@ -113,6 +119,7 @@ func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
 	if len(o.rawTypes) == 1 && !strings.Contains(o.rawTypes[0], "*") {
 		o.rawDefault = o.rawTypes[:1]
 	}
+	o.seekable = o.bodyKind == outBytes || (o.bodyKind == outReader || o.bodyKind == outReaderValue) && o.bodyType.Implements(seekerType)
 	o.empty = o.bodyKind == outJSON && len(o.headers) == 0 && !o.hasStatus && isEmptyStruct(o.bodyType)
 	o.ptrType = reflect.PointerTo(t)
 	if o.bodyKind == outJSON && o.bodyType != nil {
@@ -465,24 +472,32 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		return nil
 	}
 	bp := p.Field(o.bodyOff)
+	var lm time.Time // for If-Range
+	if o.seekable && req != nil && req.Header["If-Range"] != nil {
+		lm = o.modTime(p, hdr)
+	}
 	switch o.bodyKind {
 	case outBytes:
 		b := *addr.As[[]byte](bp)
-		if !o.ctHeader || hdr["Content-Type"] == nil {
-			hdr["Content-Type"] = o.rawDefault
-		}
-		hdr["X-Content-Type-Options"] = nosniff
-		w.WriteHeader(status)
-		w.Write(b) //nolint:errcheck // a failed write means the client went away
-		return nil
+		return o.writeRanged(w, req, lm, hdr, status, ranged{data: b, size: int64(len(b))}, cookiesBefore)
 	case outReader, outReaderValue:
+		if rd != nil && o.seekable {
+			body, err := seekable(rd.(io.ReadSeeker))
+			if err != nil {
+				o.retract(hdr, cookiesBefore)
+				return fmt.Errorf("respond: the body's size: %w", err)
+			}
+			return o.writeRanged(w, req, lm, hdr, status, body, cookiesBefore)
+		}
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
 		if rd != nil && (req == nil || req.Method != http.MethodHead) {
-			copyFlushing(w, rd)
+			d := newDeadlines(w, req)
+			copyFlushing(w, &d, rd)
+			d.done()
 		}
 		return nil
 	}
@@ -681,6 +696,23 @@ func (o *Output) Responses(d *operation.Description, extra map[int]string, reg *
 		add(http.StatusNotModified, "Not Modified: the representation matches the request's If-None-Match or If-Modified-Since")
 		add(http.StatusPreconditionFailed, "Precondition Failed: the representation's ETag does not match If-Match, or it was modified after If-Unmodified-Since")
 	}
+	if o.seekable && d.Status == http.StatusOK && d.Method == http.MethodGet {
+		list[0].Headers = append(slices.Clip(list[0].Headers), acceptRangesDoc)
+		partial := list[0]
+		partial.Status = http.StatusPartialContent
+		partial.Description = "Partial Content: the byte ranges the request's Range asks for (RFC 9110 section 14), " +
+			"when its If-Range, if any, names this representation; several ranges come as multipart/byteranges."
+		partial.Headers = append(slices.Clip(partial.Headers), contentRangeDoc)
+		partial.Content = append(slices.Clip(partial.Content), operation.Content{MediaType: "multipart/byteranges",
+			Schema: &schema.Schema{Type: schema.TypeString, ContentMediaType: "multipart/byteranges"}})
+		list = append(list, partial)
+		add(http.StatusRequestedRangeNotSatisfiable, "Range Not Satisfiable: no range in Range lies within the body, whose size Content-Range gives")
+		for i := range list {
+			if list[i].Status == http.StatusRequestedRangeNotSatisfiable {
+				list[i].Headers = []operation.Header{unsatisfiedRangeDoc}
+			}
+		}
+	}
 	if o.empty {
 		// A nil output is answered 204, and an output that can only be
 		// {} is usually returned nil: document both answers.
@@ -779,28 +811,4 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// copyFlushing copies r to w, flushing after every read when w can flush,
-// so that a reader that produces data slowly (a pipe, a log tail) reaches
-// the client as it comes. A failed write means the client went away.
-func copyFlushing(w http.ResponseWriter, r io.Reader) {
-	f, ok := w.(http.Flusher)
-	if !ok {
-		io.Copy(w, r) //nolint:errcheck // see above
-		return
-	}
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			f.Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
 }

@@ -31,6 +31,6 @@ func ExampleRegistry() {
 	}
 	// Output:
 	// {"type":"array","items":{"$ref":"#/components/schemas/Pet"}}
-	// Pet {"type":"object","properties":{"name":{"type":"string","description":"what it answers to","minLength":1},"kind":{"type":"string","enum":["cat","dog"],"default":"cat"},"owner":{"anyOf":[{"$ref":"#/components/schemas/Person"},{"type":"null"}]},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}},"required":["name","kind"]}
+	// Pet {"type":"object","properties":{"name":{"type":"string","description":"what it answers to","minLength":1},"kind":{"type":"string","enum":["cat","dog"],"default":"cat"},"owner":{"anyOf":[{"$ref":"#/components/schemas/Person"},{"type":"null"}]},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}},"required":["name"]}
 	// Person {"type":"object","properties":{"name":{"type":"string"},"pets":{"type":"array","items":{"$ref":"#/components/schemas/Pet"}}},"required":["name"]}
 }

@@ -23,12 +23,17 @@ type Field struct {
 
 // Required reports whether the field is required in a JSON object, by the
 // JSON Schema rule vane follows: a `required` tag decides when present;
-// otherwise a non-pointer field without omitempty/omitzero is required.
+// otherwise a field with a `default` tag is optional (the default is what
+// a value not sent means), and so is a pointer, an interface or a field
+// with omitempty/omitzero; any other field is required.
 func (f *Field) Required() bool {
 	switch f.Tag.Get("required") {
 	case "true":
 		return true
 	case "false":
+		return false
+	}
+	if _, ok := f.Tag.Lookup("default"); ok {
 		return false
 	}
 	return !f.OmitEmpty && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Interface

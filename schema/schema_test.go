@@ -73,7 +73,7 @@ func TestDeriveStruct(t *testing.T) {
 	if got := strings.Join(item.PropertyOrder, " "); got != wantOrder {
 		t.Errorf("order:\n got %s\nwant %s", got, wantOrder)
 	}
-	if got, want := strings.Join(item.Required, ","), "id,created,name,price,kind,count"; got != want {
+	if got, want := strings.Join(item.Required, ","), "id,created,name,price,count"; got != want {
 		t.Errorf("required = %s, want %s", got, want)
 	}
 	checks := map[string]string{
@@ -332,4 +332,21 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+type withDefault struct {
+	A string `json:"a"`
+	B string `json:"b" default:"x"`
+	C int    `json:"c" default:"1" required:"true"`
+}
+
+// A property with a default is not required, unless its tag says so.
+func TestDefaultIsOptional(t *testing.T) {
+	r := NewRegistry("#/components/schemas/")
+	if _, err := r.Schema(reflect.TypeFor[withDefault]()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Schemas()["withDefault"].Required, ","); got != "a,c" {
+		t.Errorf("required = %s, want a,c", got)
+	}
 }

@@ -16,10 +16,9 @@
 // scanner (see
 // Validator.Validate), also without allocating.
 //
-// Rules that need code go in a method on the input type, run after the tag
-// rules when those pass:
-//
-//	func (in *CreateItem) Validate(ctx context.Context) []problem.FieldError
+// Rules that need code are not this package's: a typed operation's input
+// says them in its Resolve method (vane.Resolver), which runs after the
+// tag rules pass.
 package validate
 
 import (
@@ -32,15 +31,6 @@ import (
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
 )
-
-// Checker is implemented by input types with rules the tags cannot express.
-// Validate runs after the tag rules pass and returns the failures, nil when
-// there are none.
-type Checker interface {
-	Validate(ctx context.Context) []problem.FieldError
-}
-
-var checkerType = reflect.TypeFor[Checker]()
 
 // Validator validates values of one type.
 type Validator struct {
@@ -55,7 +45,6 @@ type Validator struct {
 	bodyLoc  string          // the location of the raw JSON body's root ("body")
 	bodyOff  uintptr         // where the decoded body lies in the value
 	bodyPtr  int             // pointers to follow from there to what body describes
-	checker  bool            // *T implements Checker
 }
 
 // Compile returns a validator for values of type t, a body type: locations
@@ -247,20 +236,13 @@ func (v *Validator) bodyScanner(c *compiler, t reflect.Type, s *schema.Schema) e
 var bytesType = reflect.TypeFor[[]byte]()
 
 func (v *Validator) finish() (*Validator, error) {
-	pt := reflect.PointerTo(v.typ)
-	if pt.Implements(checkerType) {
-		v.checker = true
-	} else if m, ok := pt.MethodByName("Validate"); ok {
-		return nil, fmt.Errorf("validate: %v has a Validate method %v, not Validate(context.Context) []problem.FieldError; rename it or change its signature", pt, m.Type)
-	}
-	v.ptrType = pt
+	v.ptrType = reflect.PointerTo(v.typ)
 	return v, nil
 }
 
 // CheckParams checks the tag rules of the parameters and form fields
-// marked in present (see ValidateInput) and nothing else: not a JSON body,
-// not a Checker's Validate. Registration uses it to check defaults against
-// their rules.
+// marked in present (see ValidateInput) and nothing else, not a JSON
+// body. Registration uses it to check defaults against their rules.
 func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 	if v.root == nil {
 		return nil
@@ -279,7 +261,7 @@ func (v *Validator) CheckParams(ptr any, present uint64) []problem.FieldError {
 
 // Empty reports whether the validator checks nothing at all, so that a
 // caller may skip it.
-func (v *Validator) Empty() bool { return v.root == nil && !v.scan && !v.checker }
+func (v *Validator) Empty() bool { return v.root == nil && !v.scan }
 
 // Type returns the type the validator checks.
 func (v *Validator) Type() reflect.Type { return v.typ }
@@ -297,7 +279,6 @@ func (v *Validator) pointer(ptr any, method string) addr.Addr {
 // was decoded from: the presence of required properties is checked on it,
 // and so are nulls and the rules of omitempty properties sent at their zero
 // value (without it, such a zero value counts as absent).
-// The Validate method of a Checker runs last, when everything else passed.
 // On success it allocates nothing.
 func (v *Validator) Validate(ctx context.Context, ptr any, rawJSON []byte) []problem.FieldError {
 	return v.ValidateInput(ctx, ptr, rawJSON, allPresent)
@@ -353,9 +334,6 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 			}
 		}
 		return v.Messages(c.errs)
-	}
-	if v.checker {
-		return ptr.(Checker).Validate(ctx)
 	}
 	return nil
 }

@@ -256,14 +256,7 @@ type Signup struct {
 	}
 }
 
-func (s *Signup) Validate(ctx context.Context) []problem.FieldError {
-	if s.Body.Password != s.Body.Again {
-		return []problem.FieldError{{Location: "body.again", Message: "does not match password"}}
-	}
-	return nil
-}
-
-func TestInputLocationsAndChecker(t *testing.T) {
+func TestInputLocations(t *testing.T) {
 	v, err := Input(reflect.TypeFor[Signup](), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -282,29 +275,12 @@ func TestInputLocationsAndChecker(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	// Tag rules pass: the Validate method runs.
 	in = &Signup{ID: 1, Token: "xy", Session: "s1"}
 	in.Body.Password, in.Body.Again = "password1", "password2"
-	if got := locs(v.Validate(context.Background(), in, nil)); got != "body.again: does not match password" {
-		t.Errorf("checker: %q", got)
-	}
-	in.Body.Again = in.Body.Password
 	if errs := v.Validate(context.Background(), in, nil); errs != nil {
 		t.Errorf("valid: %v", errs)
 	}
 }
-
-func TestBadValidateSignatureFails(t *testing.T) {
-	if _, err := Input(reflect.TypeFor[badChecker](), nil); err == nil || !strings.Contains(err.Error(), "Validate") {
-		t.Errorf("err = %v", err)
-	}
-}
-
-type badChecker struct {
-	ID int `path:"id"`
-}
-
-func (badChecker) Validate() error { return nil }
 
 func TestNothingToCheck(t *testing.T) {
 	type plain struct {

@@ -53,7 +53,7 @@ func animalRouter(seen *UpdateAnimal) *vane.Router {
 		a := in.Body
 		a.ID = in.ID
 		return &Updated{Location: fmt.Sprintf("/animals/%d", in.ID), Modified: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Count: 3, Body: a}, nil
-	}, func(op *vane.Op) { op.ID = "updateAnimal"; op.Responses = map[int]string{404: "no such animal"} })
+	}, vane.ID("updateAnimal"), vane.Responds(404, "no such animal"))
 	return r
 }
 
@@ -128,10 +128,10 @@ func TestCallBodies(t *testing.T) {
 	}) (*[]string, error) {
 		out := append([]string{in.Body.Name}, in.Body.Tags...)
 		return &out, nil
-	}, func(op *vane.Op) { op.ID = "form" })
+	}, vane.ID("form"))
 	vane.Post(r, "/raw", func(_ context.Context, in *struct{ Body []byte }) (*[]byte, error) {
 		return &in.Body, nil
-	}, func(op *vane.Op) { op.ID = "raw" })
+	}, vane.ID("raw"))
 	api := vanetest.New(t, r)
 	type formIn = struct {
 		Body struct {
@@ -166,7 +166,7 @@ func ExampleCall() {
 			return nil, vane.NotFound("nobody is here")
 		}
 		return &Greeting{Message: "Hello, " + in.Name + " (" + in.Lang + ")"}, nil
-	}, func(op *vane.Op) { op.ID = "getGreeting"; op.Responses = map[int]string{404: "nobody by that name"} })
+	}, vane.ID("getGreeting"), vane.Responds(404, "nobody by that name"))
 
 	var t testing.TB = &recorder{} // in a test: t *testing.T
 	api := vanetest.New(t, r)

@@ -11,11 +11,8 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane"
-	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/vanetest"
 )
-
-func TestGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/testing.md") }
 
 type GetNote struct {
 	ID int64 `path:"id" minimum:"1"`
@@ -46,18 +43,18 @@ type Attachment struct {
 // token (requireUser), one of which, 404, does not exist.
 func newNotesAPI() *vane.Router {
 	r := vane.New()
-	api := r.Group("", requireUser)
-	api.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "No valid token."})
+	api := r.Group("", vane.Middleware(requireUser),
+		vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "No valid token."}))
 	vane.Get(api, "/notes/{id}", func(ctx context.Context, in *GetNote) (*Note, error) {
 		if in.ID == 404 {
 			return nil, vane.NotFound("no such note")
 		}
 		return &Note{ID: in.ID, Text: "a note", Author: ctx.Value(userKey{}).(string)}, nil
-	}, func(op *vane.Op) { op.ID = "getNote"; op.Responses = map[int]string{404: "No such note."} })
+	}, vane.ID("getNote"), vane.Responds(404, "No such note."))
 	vane.Post(api, "/notes/{id}/attachments", func(ctx context.Context, in *AttachFile) (*Attachment, error) {
 		f := in.Body.File
 		return &Attachment{Title: in.Body.Title, Name: f.Filename, Type: f.Header.Get("Content-Type"), Size: f.Size}, nil
-	}, func(op *vane.Op) { op.ID = "attachFile" })
+	}, vane.ID("attachFile"))
 	return r
 }
 

@@ -54,13 +54,12 @@ type Me struct {
 
 func authRouter() *vane.Router {
 	r := vane.New()
-	auth := r.Group("", requireUser)
-	auth.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "No valid credentials.",
-		Headers: map[string]string{"WWW-Authenticate": "How to authenticate."}})
+	auth := r.Group("", vane.Middleware(requireUser), vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "No valid credentials.",
+		Headers: map[string]string{"WWW-Authenticate": "How to authenticate."}}))
 	vane.Get(auth, "/me", func(ctx context.Context, in *GetMe) (*Me, error) {
 		return &Me{User: ctx.Value(userKey{}).(string), Trace: in.Trace, Theme: in.Theme}, nil
-	}, func(op *vane.Op) { op.ID = "getMe" })
-	auth.Get("/host", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, req.Host) })
+	}, vane.ID("getMe"))
+	auth.HandleFunc(http.MethodGet, "/host", func(w http.ResponseWriter, req *http.Request) { io.WriteString(w, req.Host) })
 	return r
 }
 
@@ -128,7 +127,7 @@ func TestWithKeepsTheChecks(t *testing.T) {
 	r := vane.New()
 	vane.Get(r, "/liar", func(ctx context.Context, _ *struct{}) (*Pet, error) {
 		return &Pet{ID: 1}, nil // an empty name, which the document forbids
-	}, func(op *vane.Op) { op.ID = "liar" })
+	}, vane.ID("liar"))
 	rec := &recorder{TB: t}
 	vanetest.Call[struct{}, Pet](vanetest.New(rec, r).With(vanetest.Header("X-A", "b")), "liar", &struct{}{}, vanetest.Cookie("c", "d"))
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "response.name") {
@@ -169,8 +168,7 @@ func describe(field string, fh *multipart.FileHeader) string {
 
 func uploadRouter() *vane.Router {
 	r := vane.New()
-	auth := r.Group("", requireUser)
-	auth.Problems(vane.ProblemType{Status: http.StatusUnauthorized})
+	auth := r.Group("", vane.Middleware(requireUser), vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized}))
 	vane.Post(auth, "/albums/{id}/photos", func(ctx context.Context, in *Upload) (*Uploaded, error) {
 		out := &Uploaded{ID: in.ID, Caption: in.Body.Caption, Tags: in.Body.Tags, Rating: in.Body.Rating, User: ctx.Value(userKey{}).(string)}
 		out.Files = append(out.Files, describe("photo", in.Body.Photo))
@@ -178,7 +176,7 @@ func uploadRouter() *vane.Router {
 			out.Files = append(out.Files, describe("extra", fh))
 		}
 		return out, nil
-	}, func(op *vane.Op) { op.ID = "uploadPhoto" })
+	}, vane.ID("uploadPhoto"))
 	return r
 }
 
@@ -288,11 +286,10 @@ func TestFile(t *testing.T) {
 
 func ExampleAPI_With() {
 	r := vane.New()
-	auth := r.Group("", requireUser) // 401 without a bearer token
-	auth.Problems(vane.ProblemType{Status: http.StatusUnauthorized})
+	auth := r.Group("", vane.Middleware(requireUser), vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized})) // 401 without a bearer token
 	vane.Get(auth, "/me", func(ctx context.Context, _ *struct{}) (*Me, error) {
 		return &Me{User: ctx.Value(userKey{}).(string)}, nil
-	}, func(op *vane.Op) { op.ID = "getMe" })
+	}, vane.ID("getMe"))
 
 	var t testing.TB = &recorder{} // in a test: t *testing.T
 	api := vanetest.New(t, r)
@@ -330,7 +327,7 @@ func ExampleFile() {
 	vane.Put(r, "/avatar", func(ctx context.Context, in *UploadAvatar) (*Avatar, error) {
 		img := in.Body.Image
 		return &Avatar{Name: in.Body.Name, File: img.Filename, Type: img.Header.Get("Content-Type"), Bytes: img.Size}, nil
-	}, func(op *vane.Op) { op.ID = "uploadAvatar" })
+	}, vane.ID("uploadAvatar"))
 	api := vanetest.New(&recorder{}, r) // in a test: vanetest.New(t, r)
 
 	// Call: the file in the typed input.

@@ -32,13 +32,13 @@ func petRouter(lie bool) *vane.Router {
 	r := vane.New()
 	vane.Post(r, "/pets", func(ctx context.Context, in *createPet) (*petOut, error) {
 		return &petOut{Body: Pet{ID: 1, Name: in.Body.Name}}, nil
-	}, func(op *vane.Op) { op.Responses = map[int]string{201: "Created"} })
+	}, vane.Responds(201, "Created"))
 	vane.Get(r, "/pets/{id}", func(ctx context.Context, in *struct {
 		ID int64 `path:"id"`
 	}) (*petOut, error) {
 		return nil, vane.NotFound("no such pet")
 	})
-	r.Get("/raw", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(299) })
+	r.HandleFunc(http.MethodGet, "/raw", func(w http.ResponseWriter, req *http.Request) { w.WriteHeader(299) })
 	if lie {
 		// Operations whose handlers answer what their documents do not say.
 		vane.Get(r, "/bad", func(ctx context.Context, _ *struct{}) (*petOut, error) {

@@ -115,8 +115,8 @@ func item%04[1]d(in *ops.Input) *Output%04[1]d {
 		Owner: Owner%04[1]d{Name: "o", Email: "o@example.com"}, Created: ops.Created, Score: float64(in.Limit)}}
 }
 
-func vane%04[1]d(r *vane.Router, op vane.Op) {
-	vane.Register(r, op, func(_ context.Context, in *ops.Input) (*Output%04[1]d, error) { return item%04[1]d(in), nil })
+func vane%04[1]d(r *vane.Router, method, pattern string, opts ...vane.Option) {
+	vane.Register(r, method, pattern, func(_ context.Context, in *ops.Input) (*Output%04[1]d, error) { return item%04[1]d(in), nil }, opts...)
 }
 
 func huma%04[1]d(api huma.API, op huma.Operation) {

@@ -61,10 +61,10 @@ type Output struct {
 
 // Shared is the registrar of the shared variant.
 var Shared = Registrar{
-	Vane: func(r *vane.Router, op vane.Op) {
-		vane.Register(r, op, func(ctx context.Context, in *Input) (*Output, error) {
+	Vane: func(r *vane.Router, method, pattern string, opts ...vane.Option) {
+		vane.Register(r, method, pattern, func(ctx context.Context, in *Input) (*Output, error) {
 			return &Output{Body: Item{ID: in.ID, Name: in.Tenant, Tags: []string{in.Sort}, Owner: Owner{Name: "o", Email: "o@example.com"}, Created: Created, Score: float64(in.Limit)}}, nil
-		})
+		}, opts...)
 	},
 	Huma: func(api huma.API, op huma.Operation) {
 		huma.Register(api, op, func(ctx context.Context, in *Input) (*Output, error) {
@@ -87,7 +87,7 @@ func RequestPath(i int) string { return fmt.Sprintf("/api/r%d/items/7?limit=10&s
 func BuildVane(n int, regs []Registrar) *vane.Router {
 	r := vane.New()
 	for i := range n {
-		regs[i%len(regs)].Vane(r, vane.Op{Method: http.MethodGet, Path: Path(i), ID: ID(i), Summary: "Get an item"})
+		regs[i%len(regs)].Vane(r, http.MethodGet, Path(i), vane.ID(ID(i)), vane.Summary("Get an item"))
 	}
 	vane.Docs(r, vane.DocsConfig{})
 	return r

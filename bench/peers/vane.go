@@ -62,24 +62,24 @@ func vaneRouter(s Spec) (http.Handler, error) {
 func vaneGroups() (http.Handler, error) {
 	return build(func() (http.Handler, error) {
 		r := vane.New()
-		r.Get("/api/health", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
-		api := r.Group("/api", stdMiddleware)
-		v1 := api.Group("/v1", stdMiddleware)
-		v1.Get("/users/{id}", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
-		v1.Get("/posts/{id}", vaneHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
+		r.HandleFunc(http.MethodGet, "/api/health", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/api/health"}, false, true))
+		api := r.Group("/api", vane.Middleware(stdMiddleware))
+		v1 := api.Group("/v1", vane.Middleware(stdMiddleware))
+		v1.HandleFunc(http.MethodGet, "/users/{id}", vaneHandler(0, routes.Route{Method: "GET", Pattern: "/users/:id"}, false, true))
+		v1.HandleFunc(http.MethodGet, "/posts/{id}", vaneHandler(1, routes.Route{Method: "GET", Pattern: "/posts/:id"}, false, true))
 		return r, nil
 	})
 }
 
 func vaneHandJSONBind() (http.Handler, error) {
 	r := vane.New()
-	r.Post("/users", StdJSONBind)
+	r.HandleFunc(http.MethodPost, "/users", StdJSONBind)
 	return r, nil
 }
 
 func vaneHandJSONList() (http.Handler, error) {
 	r := vane.New()
-	r.Get("/items", StdJSONList)
+	r.HandleFunc(http.MethodGet, "/items", StdJSONList)
 	return r, nil
 }
 
@@ -87,7 +87,7 @@ func vaneHandJSONList() (http.Handler, error) {
 // baseline of the "schema overhead" row.
 func vaneByHandParam() (http.Handler, error) {
 	r := vane.New()
-	r.Get("/users/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/users/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id, err := strconv.ParseInt(vane.Param(req, "id"), 10, 64)
 		if err != nil || id < 1 {
 			http.Error(w, "id must be an integer >= 1", http.StatusUnprocessableEntity)
@@ -138,7 +138,7 @@ func vaneHandPeer() Peer {
 // vaneHandGreeting is Huma's greeting operation written by hand on vane's router.
 func vaneHandGreeting() (http.Handler, error) {
 	r := vane.New()
-	r.Post("/greeting/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodPost, "/greeting/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := vane.Param(req, "id")
 		ct := req.Header.Get("Content-Type")
 		num, err := strconv.Atoi(req.URL.Query().Get("num"))

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane/conformance/adopt"
-	"github.com/vane-http/vane/internal/guidesample"
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/vanetest"
 )
@@ -206,6 +205,3 @@ func TestParameterInThePrefix(t *testing.T) {
 		})
 	}
 }
-
-// The samples of docs/guide/adopting.md are in this package.
-func TestGuideSamples(t *testing.T) { guidesample.Check(t, "docs/guide/adopting.md") }

@@ -87,30 +87,23 @@ type Me struct {
 // "note N".
 func NewAPI(prefix string) (*vane.Router, openapi.Config) {
 	r := vane.New()
-	api := r.Group(prefix)
 	// The host answers 401 to a bad token before vane sees the request;
 	// the document says so.
-	api.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "The bearer token is not valid."})
+	api := r.Group(prefix, vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "The bearer token is not valid."}))
 	vane.Get(api, "/notes/{id}", func(ctx context.Context, in *GetNote) (*NoteOut, error) {
 		if in.ID > 1000 {
 			return nil, vane.NotFound("no note " + strconv.FormatInt(in.ID, 10))
 		}
 		return &NoteOut{Operation: "getNote", Body: Note{ID: in.ID, Text: "note " + strconv.FormatInt(in.ID, 10), Author: User(ctx)}}, nil
-	}, func(op *vane.Op) {
-		op.ID, op.Summary = "getNote", "Read a note"
-		op.Responses = map[int]string{http.StatusNotFound: "No such note."}
-	})
+	}, vane.ID("getNote"), vane.Summary("Read a note"), vane.Responds(http.StatusNotFound, "No such note."))
 	vane.Post(api, "/notes", func(ctx context.Context, in *CreateNote) (*NoteOut, error) {
 		return &NoteOut{Status: http.StatusCreated, Operation: "createNote", Body: Note{ID: 1, Text: in.Body.Text, Author: User(ctx)}}, nil
-	}, func(op *vane.Op) {
-		op.ID, op.Summary = "createNote", "Write a note"
-		op.Responses = map[int]string{http.StatusCreated: "The note, written."}
-	})
+	}, vane.ID("createNote"), vane.Summary("Write a note"), vane.Responds(http.StatusCreated, "The note, written."))
 	vane.Get(api, "/me", func(ctx context.Context, _ *struct{}) (*Me, error) {
 		out := &Me{Operation: "getMe"}
 		out.Body.User = User(ctx)
 		return out, nil
-	}, func(op *vane.Op) { op.ID, op.Summary = "getMe", "The authenticated user" })
+	}, vane.ID("getMe"), vane.Summary("The authenticated user"))
 	cfg := openapi.Config{Info: openapi.Info{Title: "Notes", Version: "1.0.0"}}
 	vane.Docs(api, vane.DocsConfig{Config: cfg})
 	return r, cfg
@@ -141,8 +134,8 @@ func NewTenantAPI() *vane.Router {
 	api := r.Group(TenantPrefix)
 	vane.Get(api, "/notes/{id}", func(ctx context.Context, in *GetTenantNote) (*TenantNote, error) {
 		return &TenantNote{Tenant: in.Tenant, ID: in.ID, Author: User(ctx)}, nil
-	}, func(op *vane.Op) { op.ID = "getTenantNote" })
-	api.Get("/raw/{id}", func(w http.ResponseWriter, req *http.Request) {
+	}, vane.ID("getTenantNote"))
+	api.HandleFunc(http.MethodGet, "/raw/{id}", func(w http.ResponseWriter, req *http.Request) {
 		w.Write([]byte(vane.Param(req, "tenant") + "/" + vane.Param(req, "id") + "/" + User(req.Context()))) //nolint:errcheck
 	})
 	return r

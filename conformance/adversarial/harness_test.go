@@ -65,6 +65,7 @@ func TestAdversarial(t *testing.T) {
 		{"cors", corsCases},
 		{"writes", writes},
 		{"secrets", secrets},
+		{"downloads", downloads},
 	} {
 		t.Run(area.name, func(t *testing.T) { area.run(t, s) })
 	}

@@ -105,7 +105,7 @@ func ok[I any](ctx context.Context, in *I) (*out, error) { return &out{}, nil }
 // register adds the operations to r; other is the policy opposite to r's,
 // which one operation takes for itself.
 func register(r *vane.Router, other vane.UnknownPolicy) {
-	vane.Post(r, "/nested-other", ok[struct{ Body nested }], func(op *vane.Op) { op.UnknownProperties = other })
+	vane.Post(r, "/nested-other", ok[struct{ Body nested }], vane.UnknownProperties(other))
 	vane.Post(r, "/numbers", ok[struct{ Body numbers }])
 	vane.Post(r, "/texts", ok[struct{ Body texts }])
 	vane.Post(r, "/nested", ok[struct{ Body nested }])

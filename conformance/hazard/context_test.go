@@ -27,7 +27,7 @@ func testBackground(t *testing.T) {
 	rg := newRig(t)
 	r := vane.New()
 	r.Use(withUser)
-	r.Get("/orders/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/orders/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
@@ -64,9 +64,9 @@ func testParamAfterReturn(t *testing.T) {
 				io.WriteString(w, id)
 			}
 			if where == "direct" {
-				r.Get("/things/{kind}/{id}", h)
+				r.HandleFunc(http.MethodGet, "/things/{kind}/{id}", h)
 			} else {
-				r.Group("/things", withTrace).Get("/{kind}/{id}", h)
+				r.Group("/things", vane.Middleware(withTrace)).HandleFunc(http.MethodGet, "/{kind}/{id}", h)
 			}
 			rg.start(r, false)
 			rg.runOverlap(overlap{
@@ -88,16 +88,16 @@ func testTimeoutHandler(t *testing.T) {
 	rg := newRig(t)
 	r := vane.New()
 	r.Use(withUser)
-	slow := r.Group("/slow", func(h http.Handler) http.Handler {
+	slow := r.Group("/slow", vane.Middleware(func(h http.Handler) http.Handler {
 		return http.TimeoutHandler(h, time.Millisecond, "")
-	})
-	slow.Get("/{id}", func(w http.ResponseWriter, req *http.Request) {
+	}))
+	slow.HandleFunc(http.MethodGet, "/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
 		// Still running after the timeout answered: read when told.
 		rg.readWhenTold(func() string { return userOf(req.Context()) + "|" + vane.Param(req, "id") })
 	})
-	r.Get("/fast/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/fast/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
 		if role(req.Header.Get(hdrRole)) == roleHeld {
@@ -125,7 +125,7 @@ func testTimeoutHandler(t *testing.T) {
 func testMount(t *testing.T) {
 	rg := newRig(t)
 	inner := vane.New()
-	inner.Get("/repos/{repo}", func(w http.ResponseWriter, req *http.Request) {
+	inner.HandleFunc(http.MethodGet, "/repos/{repo}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(org)", vane.Param(req, "org"), "o"+id)
@@ -157,7 +157,7 @@ func testHTTP2(t *testing.T) {
 	rg := newRig(t)
 	r := vane.New()
 	r.Use(withUser)
-	r.Get("/streams/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/streams/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "the user", userOf(req.Context()), userFor(id))
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
@@ -196,10 +196,10 @@ func testPanic(t *testing.T) {
 			r := vane.New()
 			if where == "router" {
 				r.Use(recoverer, withUser)
-				r.Get("/jobs/{id}", handler(rg))
+				r.HandleFunc(http.MethodGet, "/jobs/{id}", handler(rg))
 			} else {
 				r.Use(withUser)
-				r.Group("", recoverer).Get("/jobs/{id}", handler(rg))
+				r.Group("", vane.Middleware(recoverer)).HandleFunc(http.MethodGet, "/jobs/{id}", handler(rg))
 			}
 			rg.start(r, false)
 			rg.runOverlap(overlap{

@@ -55,7 +55,7 @@ func testHTTPClient(t *testing.T) {
 	rg := newRig(t)
 	r := vane.New()
 	r.Use(withUser)
-	r.Get("/calls/{id}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/calls/{id}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		rg.expect(id, "vane.Param(id)", vane.Param(req, "id"), id)
 		out, err := http.NewRequestWithContext(req.Context(), http.MethodGet,
@@ -103,7 +103,7 @@ func testDatabaseSQL(t *testing.T) {
 	rg := newRig(t)
 	r := vane.New()
 	r.Use(withUser)
-	r.Get("/items/{n}", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/items/{n}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		n := vane.Param(req, "n")
 		rg.expect(id, "vane.Param(n)", n, strconv.Itoa(itemFor(id)))

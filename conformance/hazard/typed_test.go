@@ -227,7 +227,7 @@ func testTypedPanic(t *testing.T) {
 			rg.expect(id, "in.Body.Secret", in.Body.Secret, "")
 		}
 		return &idOut{ID: id}, nil
-	}, func(op *vane.Op) { op.Middleware = append(op.Middleware, recoverer) })
+	}, vane.Middleware(recoverer))
 	rg.start(r, false)
 	rg.runOverlap(overlap{
 		rounds: rounds, later: later,

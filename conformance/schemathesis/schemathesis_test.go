@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	examples = flag.Int("examples", 100, "schemathesis --max-examples: test cases per operation and phase")
+	examples = flag.Int("examples", 50, "schemathesis --max-examples: test cases per operation and phase")
 	seed     = flag.Int("seed", 20261122, "schemathesis --seed (fixed, so that a failure can be replayed)")
 )
 

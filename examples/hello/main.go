@@ -50,5 +50,7 @@ func main() {
 		addr = os.Args[1]
 	}
 	log.Printf("try http://localhost%s/hello/gopher and http://localhost%s/docs", addr, addr)
-	log.Fatal(vane.Serve(context.Background(), addr, newRouter()))
+	if err := vane.Serve(context.Background(), addr, newRouter()); err != nil {
+		log.Fatal(err) // nil after a graceful shutdown (Ctrl-C)
+	}
 }

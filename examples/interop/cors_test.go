@@ -38,7 +38,7 @@ func corsRouter() *vane.Router {
 	vane.Post(r, "/items", func(ctx context.Context, in *CreateItem) (*Item, error) {
 		return &Item{ID: 1, Name: in.Body.Name}, nil
 	})
-	r.Get("/items/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte(vane.Param(req, "id"))) })
+	r.HandleFunc(http.MethodGet, "/items/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte(vane.Param(req, "id"))) })
 	return r
 }
 
@@ -129,10 +129,7 @@ func documentedCORSRouter() *vane.Router {
 	})
 	vane.Put(r, "/pets/{id}", func(ctx context.Context, in *PutPet) (*PetOut, error) {
 		return nil, vane.Unauthorized("a valid bearer token is required").WithHeader("WWW-Authenticate", `Bearer realm="pets"`)
-	}, func(op *vane.Op) {
-		op.Security = []map[string][]string{{"bearer": nil}}
-		op.Problems = []vane.ProblemType{{Status: 401, Headers: map[string]string{"WWW-Authenticate": "How to log in."}}}
-	})
+	}, vane.Security("bearer"), vane.Problems(vane.ProblemType{Status: 401, Headers: map[string]string{"WWW-Authenticate": "How to log in."}}))
 	vane.Stream(r, "/pets/events", map[string]any{"created": Pet{}}, func(ctx context.Context, in *PetEvents, send vane.Sender) error { return nil })
 	exposed, allowed := r.CORSHeaders()
 	r.Use(cors.New(cors.Options{

@@ -43,7 +43,7 @@ func gzipRouter() *vane.Router {
 		}
 		return out, nil
 	})
-	r.Get("/events", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/events", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := range 3 {
 			fmt.Fprintf(w, "data: %d\n\n", i)
@@ -171,7 +171,7 @@ func TestGzipEventStreamOpensAtOnce(t *testing.T) {
 func TestGzipInFrontOfTimeout(t *testing.T) {
 	r := vane.New()
 	r.Use(func(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) })
-	api := r.Group("", middleware.Timeout(time.Minute))
+	api := r.Group("", vane.Middleware(middleware.Timeout(time.Minute)))
 	vane.Get(api, "/items", func(ctx context.Context, in *ListItems) (*Items, error) {
 		out := &Items{Items: make([]Item, in.N)}
 		for i := range out.Items {

@@ -28,7 +28,7 @@ func TestPrometheusMetricsByRoute(t *testing.T) {
 
 	r := vane.New()
 	r.Use(otelhttp.NewMiddleware("petstore", otelhttp.WithMeterProvider(meters)))
-	r.Get("/pets/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("pet")) })
+	r.HandleFunc(http.MethodGet, "/pets/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("pet")) })
 	r.Handle("GET", "/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 
 	for _, path := range []string{"/pets/1", "/pets/2", "/pets/3"} {

@@ -26,7 +26,7 @@ type GetItem struct {
 // tracedRoutes registers a plain route and a typed operation on r; the
 // typed handler reports whether its context carries the request's span.
 func tracedRoutes(r *vane.Router, sawSpan *bool) {
-	r.Get("/pets/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("pet")) })
+	r.HandleFunc(http.MethodGet, "/pets/{id}", func(w http.ResponseWriter, req *http.Request) { w.Write([]byte("pet")) })
 	vane.Get(r, "/items/{id}", func(ctx context.Context, in *GetItem) (*Item, error) {
 		*sawSpan = trace.SpanContextFromContext(ctx).IsValid()
 		return &Item{ID: in.ID}, nil

@@ -10,7 +10,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,45 +41,50 @@ type api struct {
 func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o options) *api {
 	a := &api{router: r, store: store, tokens: tokens, pager: vane.NewPager(o.cursorKey), logger: o.logger}
 
-	// A database that is down is a 503 with Retry-After (storeError), on
-	// every operation that reads or writes it; a write whose commit's
-	// answer was lost says its outcome is unknown (lostCommit).
-	r.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
+	// Every operation reads or writes the database: one that is down is a
+	// 503 with Retry-After (storeError), and a write whose commit's answer
+	// was lost says its outcome is unknown (lostCommit).
+	database := vane.Problems(vane.ProblemType{Status: http.StatusServiceUnavailable,
 		Description: "The database is unavailable; retry after the Retry-After header's seconds. " +
 			"A write whose outcome is unknown (its commit's answer was lost) is a problem of type " + vane.OutcomeUnknownType +
 			": it may have been made; retry it with the same Idempotency-Key to get its outcome.",
 		Headers: map[string]string{"Retry-After": "Seconds to wait before retrying."}})
+	// Writing needs a bearer token. The middleware checks it; Security
+	// declares it, so that the document says so and the docs page offers
+	// an "Authorize" button; Problems documents the 401 the middleware
+	// answers.
+	bearer := vane.Options(vane.Middleware(a.requireToken), vane.Security("bearer"),
+		vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
+			Headers: map[string]string{"WWW-Authenticate": "How to authenticate: Bearer, in the realm petstore."}}))
+	// The writes take an Idempotency-Key: a retry gets the first outcome.
+	keyed := vane.IdempotencyKeys(idempotencyKeys(store))
+	notFound := vane.Responds(http.StatusNotFound, "No pet has this ID.")
 
 	// Reading is open to everyone.
-	vane.Get(r, "/pets", a.listPets, summary("List pets", "listPets"),
-		describe("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
-	vane.Get(r, "/pets/{id}", a.getPet, summary("Get a pet", "getPet"), responds(404, "No pet has this ID."))
-	vane.Get(r, "/pets/{id}/photo", a.getPhoto, summary("Download a pet's photo", "getPetPhoto"),
-		responds(404, "No pet has this ID, or it has no photo."),
-		responds(http.StatusNotAcceptable, "Accept does not accept the photo's media type."),
-		describe("The photo as it was uploaded, with its media type, and an ETag (its SHA-256): "+
-			"a GET whose If-None-Match names it is answered 304 Not Modified."))
+	pets := r.Group("", database, vane.Tags("pets"))
+	vane.Get(pets, "/pets", a.listPets, vane.ID("listPets"), vane.Summary("List pets"),
+		vane.Description("Pets in ID order, a page at a time, filtered by species, status, tags or a name search."))
+	vane.Get(pets, "/pets/{id}", a.getPet, vane.ID("getPet"), vane.Summary("Get a pet"), notFound)
+	vane.Get(pets, "/pets/{id}/photo", a.getPhoto, vane.ID("getPetPhoto"), vane.Summary("Download a pet's photo"),
+		vane.Responds(http.StatusNotFound, "No pet has this ID, or it has no photo."),
+		vane.Responds(http.StatusNotAcceptable, "Accept does not accept the photo's media type."),
+		vane.Description("The photo as it was uploaded, with its media type, and an ETag (its SHA-256): "+
+			"a GET whose If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); "+
+			"with If-Range naming the ETag, a client resumes a download only if the photo has not changed."))
 
-	// Writing needs a bearer token. The group's middleware checks it; the
-	// operations declare it (Security) so that the document says so and
-	// the docs page offers an "Authorize" button.
-	auth := r.Group("", a.requireToken)
-	// The writes take an Idempotency-Key: a retry gets the first outcome.
-	keyed := idempotencyKeys(store)
-	vane.Post(auth, "/pets", a.createPet, summary("Add a pet", "createPet"), secured, keyed, status(http.StatusCreated))
-	vane.Put(auth, "/pets/{id}", a.updatePet, summary("Replace a pet", "updatePet"), secured, keyed,
-		responds(404, "No pet has this ID."))
-	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, summary("Change part of a pet", "patchPet"), secured, keyed,
-		responds(404, "No pet has this ID."),
-		describe("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
+	auth := pets.Group("", bearer)
+	vane.Post(auth, "/pets", a.createPet, vane.ID("createPet"), vane.Summary("Add a pet"), keyed, vane.Status(http.StatusCreated))
+	vane.Put(auth, "/pets/{id}", a.updatePet, vane.ID("updatePet"), vane.Summary("Replace a pet"), keyed, notFound)
+	vane.MergePatch(auth, "/pets/{id}", a.getPet, a.updatePet, vane.ID("patchPet"), vane.Summary("Change part of a pet"), keyed, notFound,
+		vane.Description("A JSON merge patch (application/merge-patch+json: members to change, null to remove one) or a JSON Patch "+
 			"(application/json-patch+json). It is applied to the pet as read and written only over that version: "+
 			"a change made in between is never lost. If-Match makes it conditional on the client's version."))
-	vane.Delete(auth, "/pets/{id}", a.deletePet, summary("Remove a pet", "deletePet"), secured, keyed,
-		status(http.StatusNoContent), responds(404, "No pet has this ID."))
-	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, summary("Upload a pet's photo", "uploadPetPhoto"), secured,
-		responds(404, "No pet has this ID."), func(op *vane.Op) { op.BodyLimit = maxPhotoBytes + 64<<10 })
-	vane.Get(auth, "/me", a.whoAmI, summary("Who the token belongs to", "whoAmI"), secured,
-		func(op *vane.Op) { op.Tags = []string{"account"} })
+	vane.Delete(auth, "/pets/{id}", a.deletePet, vane.ID("deletePet"), vane.Summary("Remove a pet"), keyed, notFound)
+	vane.Post(auth, "/pets/{id}/photo", a.uploadPhoto, vane.ID("uploadPetPhoto"), vane.Summary("Upload a pet's photo"),
+		notFound, vane.BodyLimit(maxPhotoBytes+64<<10))
+
+	account := r.Group("", database, bearer, vane.Tags("account"))
+	vane.Get(account, "/me", a.whoAmI, vane.ID("whoAmI"), vane.Summary("Who the token belongs to"))
 	return a
 }
 
@@ -99,22 +103,9 @@ func docsConfig() vane.DocsConfig {
 			{Name: "account", Description: "The caller's own account."},
 		},
 		// Hooks edit the generated document before it is served: here, to
-		// say what no Go type can, that the photo's bytes are an image.
-		Edit: []func(*openapi.Document) error{photoIsAnImage, linkOperations},
+		// link the operations.
+		Edit: []func(*openapi.Document) error{linkOperations},
 	}}
-}
-
-func photoIsAnImage(doc *openapi.Document) error {
-	item := doc.Paths["/pets/{id}/photo"]
-	// The upload's photo part must say it is one of the image types
-	// uploadPhoto accepts.
-	if item == nil || item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Content["multipart/form-data"] == nil {
-		return errors.New("no POST /pets/{id}/photo multipart body to describe")
-	}
-	item.Post.RequestBody.Content["multipart/form-data"].Encoding = map[string]*openapi.Encoding{
-		"photo": {ContentType: strings.Join(photoTypes, ", ")},
-	}
-	return nil
 }
 
 // linkOperations says how the operations connect (OpenAPI links): the ID
@@ -138,42 +129,6 @@ func linkOperations(doc *openapi.Document) error {
 
 // photoTypes are the media types a photo upload may have.
 var photoTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
-
-// Options shared by the registrations above. An option is any func(*vane.Op).
-
-func summary(text, id string) func(*vane.Op) {
-	return func(op *vane.Op) {
-		op.Summary, op.ID = text, id
-		if op.Tags == nil {
-			op.Tags = []string{"pets"}
-		}
-	}
-}
-
-func describe(text string) func(*vane.Op) {
-	return func(op *vane.Op) { op.Description = text }
-}
-
-func responds(status int, text string) func(*vane.Op) {
-	return func(op *vane.Op) {
-		if op.Responses == nil {
-			op.Responses = map[int]string{}
-		}
-		op.Responses[status] = text
-	}
-}
-
-func status(code int) func(*vane.Op) {
-	return func(op *vane.Op) { op.Status = code }
-}
-
-func secured(op *vane.Op) {
-	op.Security = []map[string][]string{{"bearer": {}}}
-	op.Problems = append(op.Problems, vane.ProblemType{
-		Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
-		Headers: map[string]string{"WWW-Authenticate": "How to authenticate: Bearer, in the realm petstore."},
-	})
-}
 
 // ---- Listing, with paging and filters ----
 
@@ -205,7 +160,7 @@ type Page[T any] struct {
 // PetPage is a page of pets, with the next page's link in a Link header
 // (RFC 8288) too.
 type PetPage struct {
-	Link vane.Links `header:"Link" doc:"The next page's link, rel=next, when there is one."`
+	Link vane.Links `header:"Link" doc:"The next page's link, rel=next, when there is one." example:"</pets?cursor=2.c2VlIFBhZ2VyLk5leHQ&limit=20>; rel=\"next\""`
 	Body Page[Pet]
 }
 
@@ -243,22 +198,14 @@ func (a *api) listPets(ctx context.Context, in *ListPets) (*PetPage, error) {
 		out.Body.Total = &total
 	}
 	if more {
-		c, err := a.pager.Cursor(listScope(in), petsAfter{ID: items[len(items)-1].ID})
+		// The request again, with the cursor after this page's last pet;
+		// the offset counted from this page's start.
+		next, err := a.pager.Next(in.Cursor, listScope(in), petsAfter{ID: items[len(items)-1].ID}, "offset")
 		if err != nil {
 			return nil, err
 		}
-		q := url.Values{"cursor": {c.String()}, "limit": {strconv.Itoa(in.Limit)}}
-		for k, v := range map[string]string{"species": in.Species, "status": in.Status, "q": in.Q} {
-			if v != "" {
-				q.Set(k, v)
-			}
-		}
-		if len(in.Tags) > 0 {
-			q["tag"] = in.Tags
-		}
-		link := "/pets?" + q.Encode()
-		out.Body.Next = &link
-		out.Link = vane.Links{{URL: link, Rel: "next"}}
+		out.Body.Next = &next.URL
+		out.Link = vane.Links{next}
 	}
 	if out.Body.Items == nil {
 		out.Body.Items = []Pet{} // [] rather than null
@@ -394,7 +341,9 @@ const maxPhotoBytes = 4 << 20
 type UploadPhoto struct {
 	ID   int64 `path:"id" minimum:"1" doc:"The pet's ID."`
 	Body struct {
-		Photo *multipart.FileHeader `form:"photo" required:"true" doc:"A JPEG, PNG, GIF or WebP image of at most 4 MiB."`
+		// contentType and maxSize are checked as the part arrives: another
+		// type is a 422, a larger file a 413, both naming body.photo.
+		Photo *multipart.FileHeader `form:"photo" required:"true" contentType:"image/jpeg,image/png,image/gif,image/webp" maxSize:"4MiB" doc:"A JPEG, PNG, GIF or WebP image."`
 	}
 }
 
@@ -404,14 +353,8 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 		return nil, vane.UnprocessableEntity("a photo is required",
 			problem.FieldError{Location: "body.photo", Message: "required"})
 	}
-	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type"))
-	if !slices.Contains(photoTypes, ctype) {
-		return nil, vane.UnprocessableEntity("the photo must be a JPEG, PNG, GIF or WebP image",
-			problem.FieldError{Location: "body.photo", Message: "unsupported image type", Value: ctype})
-	}
-	if fh.Size > maxPhotoBytes {
-		return nil, vane.Error(http.StatusRequestEntityTooLarge, "the photo is larger than 4 MiB")
-	}
+	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type")) // one of photoTypes: its tags say so
+	ctype = strings.ToLower(ctype)
 	f, err := fh.Open()
 	if err != nil {
 		return nil, err // a 500; the cause is logged, not shown

@@ -26,12 +26,11 @@ import (
 
 // idempotencyKeys is the operations' configuration of their keys: kept in
 // the store's database for 24 hours, scoped to the bearer token's user.
-func idempotencyKeys(store *Store) func(*vane.Op) {
-	cfg := &vane.Idempotency{
+func idempotencyKeys(store *Store) vane.Idempotency {
+	return vane.Idempotency{
 		Store:     keys{store},
 		Principal: func(req *http.Request) string { return userOf(req.Context()) },
 	}
-	return func(op *vane.Op) { op.Idempotency = cfg }
 }
 
 // keys is the service's vane.IdempotencyStore, in the table

@@ -24,12 +24,12 @@ import (
 
 // Of 16 writers that hold the same version, exactly one succeeds and the
 // others get 412, for PUT, PATCH (merge patch and JSON Patch) and DELETE,
-// in each of 10 rounds, on each database.
+// in each of 5 rounds, on each database.
 func TestConcurrentConditionalWrites(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		c := startService(t, db)
 		const writers = 16
-		for round := range 10 {
+		for round := range 5 {
 			id := newPet(t, c, fmt.Sprintf(`{"name":"Round %d","species":"cat"}`, round))
 			for _, method := range []string{"PUT", "PATCH", "PATCH+json-patch", "DELETE"} {
 				etag := c.get("/pets/" + id).header.Get("ETag")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -125,6 +127,61 @@ func TestMigrationHashesPhotos(t *testing.T) {
 		ph, err := s.Photo(ctx, 2)
 		if sum := sha256.Sum256(data); err != nil || ph.SHA256 != hex.EncodeToString(sum[:]) {
 			t.Errorf("after the migration: hash %q (%v)", ph.SHA256, err)
+		}
+	})
+}
+
+// A photo, a []byte body, answers Range (RFC 9110 section 14): 206 with
+// the bytes asked for, If-Range deciding with the photo's ETag, 416 for
+// a range past its end; and it is sent uncompressed, so that its ranges
+// and its whole are one encoding.
+func TestPhotoRange(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		c := startService(t, db)
+		png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("0123456789"), 300)...)
+		mt, body := multipartPhoto(t, "photo", "image/png", png)
+		if r := c.do("POST", "/pets/1/photo", mt, body, testToken); r.status != 200 {
+			t.Fatalf("upload: %d %s", r.status, r.body)
+		}
+		whole := c.doHeaders("GET", "/pets/1/photo", "", "", "Accept-Encoding", "gzip")
+		etag := whole.header.Get("ETag")
+		if whole.status != 200 || whole.header.Get("Accept-Ranges") != "bytes" || whole.header.Get("Content-Encoding") != "" || !bytes.Equal(whole.body, png) {
+			t.Fatalf("GET: %d, Accept-Ranges %q, Content-Encoding %q", whole.status, whole.header.Get("Accept-Ranges"), whole.header.Get("Content-Encoding"))
+		}
+		size := len(png)
+		for _, c2 := range []struct {
+			headers []string
+			status  int
+			body    []byte
+			cr      string
+		}{
+			{[]string{"Range", "bytes=0-7"}, 206, png[:8], fmt.Sprintf("bytes 0-7/%d", size)},
+			{[]string{"Range", "bytes=-10", "Accept-Encoding", "gzip"}, 206, png[size-10:], fmt.Sprintf("bytes %d-%d/%d", size-10, size-1, size)},
+			{[]string{"Range", "bytes=100-", "If-Range", etag}, 206, png[100:], fmt.Sprintf("bytes 100-%d/%d", size-1, size)},
+			{[]string{"Range", "bytes=100-", "If-Range", `"an old version"`}, 200, png, ""},
+			{[]string{"Range", "bytes=100-", "If-Range", "W/" + etag}, 200, png, ""},
+			{[]string{"Range", fmt.Sprintf("bytes=%d-", size)}, 416, nil, fmt.Sprintf("bytes */%d", size)},
+		} {
+			r := c.doHeaders("GET", "/pets/1/photo", "", "", c2.headers...)
+			if r.status != c2.status || r.header.Get("Content-Range") != c2.cr || (c2.body != nil && !bytes.Equal(r.body, c2.body)) {
+				t.Errorf("%q: %d %q, %d bytes", c2.headers, r.status, r.header.Get("Content-Range"), len(r.body))
+			}
+			if c2.status == 416 {
+				r.problem(t)
+			}
+		}
+		if r := c.doHeaders("HEAD", "/pets/1/photo", "", "", "Range", "bytes=0-7"); r.status != 200 || r.header.Get("Content-Length") != fmt.Sprint(size) {
+			t.Errorf("HEAD with Range: %d, Content-Length %q; want it ignored", r.status, r.header.Get("Content-Length"))
+		}
+		// The upload's constraints are the tags': another type, and a file
+		// too large, are refused naming the field.
+		mt, body = multipartPhoto(t, "photo", "image/svg+xml", []byte("<svg/>"))
+		if r := c.do("POST", "/pets/1/photo", mt, body, testToken); r.status != 422 || r.problem(t).Errors[0].Location != "body.photo" {
+			t.Errorf("an SVG: %d %s", r.status, r.body)
+		}
+		mt, body = multipartPhoto(t, "photo", "image/png", bytes.Repeat([]byte("x"), maxPhotoBytes+1))
+		if r := c.do("POST", "/pets/1/photo", mt, body, testToken); r.status != 413 || r.problem(t).Errors[0].Location != "body.photo" {
+			t.Errorf("over 4 MiB: %d %s", r.status, r.body)
 		}
 	})
 }

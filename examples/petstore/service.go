@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -55,7 +56,7 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 
 	// Liveness: the process answers. Readiness: it can serve (its database
 	// answers, and it is not shutting down).
-	r.Get("/healthz", func(w http.ResponseWriter, req *http.Request) {
+	r.HandleFunc(http.MethodGet, "/healthz", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		io.WriteString(w, `{"status":"ok"}`+"\n")
@@ -74,10 +75,10 @@ func newService(store *Store, tokens map[string]string, o options) *vane.Router 
 	a := registerAPI(api, store, tokens, o)
 	// The event stream is served outside the API's Timeout: it lasts as
 	// long as its client listens (or until the server shuts down).
-	vane.Stream(r.Group("", a.acceptsEvents), "/pets/events", eventTypes,
-		a.serveEvents, summary("Follow changes to pets", "petEvents"),
-		responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
-		describe("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
+	vane.Stream(r.Group("", vane.Middleware(a.acceptsEvents)), "/pets/events", eventTypes,
+		a.serveEvents, vane.ID("petEvents"), vane.Summary("Follow changes to pets"), vane.Tags("pets"),
+		vane.Responds(http.StatusNotAcceptable, "Accept does not accept text/event-stream."),
+		vane.Description("Server-sent events: a created, updated or deleted event for each change, made through any replica, "+
 			"in the order of the changes; a reconnecting client's Last-Event-ID replays what it missed. "+
 			"A deleted pet's data is not replayed: its created and updated events are replayed as redacted events, "+
 			"which hold its ID only."))
@@ -133,18 +134,36 @@ func readiness(srv *vane.Server, store *Store) http.Handler {
 	return srv.ReadinessHandler(vane.ReadinessCheck{Name: "database", Check: store.Ping})
 }
 
-// gzipped compresses responses with gzhttp's defaults: bodies of at least
-// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding. A HEAD
+// gzipped compresses responses with gzhttp's defaults (bodies of at least
+// 1 KiB, for clients that accept gzip, with Vary: Accept-Encoding), except
+// images: they are compressed already, and a photo is served in byte
+// ranges (Range), which apply to the bytes as they are sent. Were a photo
+// sent gzipped whole, and in ranges of its plain bytes (gzhttp never
+// compresses a 206), a client resuming a cut download with If-Range would
+// join two different encodings under one ETag. A HEAD
 // request is served as its GET, whose body net/http does not send, so
 // that the two agree on Content-Encoding and Content-Length (RFC 9110
 // section 9.3.2; gzhttp leaves HEAD uncompressed, and a handler may write
-// no body for HEAD). The event stream keeps its HEAD: its GET never ends.
+// no body for HEAD), and without Range, which is for GET only. The event
+// stream keeps its HEAD: its GET never ends.
 func gzipped(next http.Handler) http.Handler {
-	gz := gzhttp.GzipHandler(next)
+	wrap, err := gzhttp.NewWrapper(gzhttp.ContentTypeFilter(func(ct string) bool {
+		return !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "image/") && gzhttp.DefaultContentTypeFilter(ct)
+	}))
+	if err != nil {
+		panic(err) // the options are fixed: a test catches any error
+	}
+	gz := wrap(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method == http.MethodHead && req.URL.Path != "/pets/events" {
 			r2 := *req
 			r2.Method = http.MethodGet
+			if req.Header["Range"] != nil {
+				// Range is for GET only: the HEAD is answered as its GET
+				// without it (RFC 9110 section 14.2).
+				r2.Header = req.Header.Clone()
+				r2.Header.Del("Range")
+			}
 			req = &r2
 		}
 		gz.ServeHTTP(w, req)

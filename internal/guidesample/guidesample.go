@@ -49,7 +49,7 @@ func Check(t testing.TB, page string) {
 			t.Errorf("%s:%d: the sample's source: %v", page, s.Line, err)
 			continue
 		}
-		if !contains(lines(src), lines([]byte(s.Code))) {
+		if !In(src, s.Code) {
 			t.Errorf("%s:%d: the sample is not in %s as it is written there:\n%s", page, s.Line, s.File, s.Code)
 		}
 	}
@@ -94,6 +94,14 @@ func Samples(page []byte) ([]Sample, error) {
 		return nil, fmt.Errorf("line %d: a Go sample that does not end", cur.Line)
 	}
 	return out, sc.Err()
+}
+
+// In reports whether the lines of sample appear in src, in order and
+// together, blank lines and the indentation of each line aside: the rule
+// by which Check finds a page's sample in its file, for samples kept
+// elsewhere (a package's doc comment).
+func In(src []byte, sample string) bool {
+	return contains(lines(src), lines([]byte(sample)))
 }
 
 // lines returns the non-blank lines of b, without their indentation.

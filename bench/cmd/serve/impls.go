@@ -53,7 +53,7 @@ func netHTTP() http.Handler {
 // vaneRouter is the service written by hand on vane's router.
 func vaneRouter() http.Handler {
 	r := vane.New()
-	r.Get("/items/{id}", itemHandler(func(r *http.Request) string { return vane.Param(r, "id") }))
+	r.HandleFunc(http.MethodGet, "/items/{id}", itemHandler(func(r *http.Request) string { return vane.Param(r, "id") }))
 	return r
 }
 

@@ -26,6 +26,6 @@ var Created = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 // Registrar registers an operation of an API with the output type of its
 // variant, in each framework.
 type Registrar struct {
-	Vane func(r *vane.Router, op vane.Op)
+	Vane func(r *vane.Router, method, pattern string, opts ...vane.Option)
 	Huma func(api huma.API, op huma.Operation)
 }
