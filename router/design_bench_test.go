@@ -144,7 +144,7 @@ func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		d.m.miss(w, req, p)
 		return
 	}
-	req.Pattern = f.pattern(rt)
+	req.Pattern = rt.pattern
 	if rt.nparams == 0 {
 		rt.handler(w, req)
 		return
