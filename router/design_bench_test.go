@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The designs docs/router-params.md weighs, measured side by side on the
+// The designs docs/design/router-params.md weighs, measured side by side on the
 // GitHub table with handlers that read every parameter:
 //
 //   - arena: what the router does (Param reads req.Pattern and the path);

@@ -19,7 +19,7 @@ import (
 // serveMatch (what follows a match). Writing it out spares the calls to
 // find and serveMatch, about 40 instructions a request:
 // BenchmarkStaticAll, BenchmarkParam, BenchmarkGitHubAll,
-// BenchmarkGPlusAll and BenchmarkParseAll keep it (docs/router-tree.md,
+// BenchmarkGPlusAll and BenchmarkParseAll keep it (docs/design/router-tree.md,
 // "One lookup, one written-out fast path").
 func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
 	if req.URL.RawPath != "" || m.maxParams > stackParams {

@@ -10,7 +10,7 @@ import "unsafe"
 //
 // It tries the static child first, then the parameter child, then the
 // catch-all child, and backtracks out of a branch that fails deeper down
-// (see docs/router-tree.md). It is a loop without calls: where a node has an
+// (see docs/design/router-tree.md). It is a loop without calls: where a node has an
 // alternative after the branch it takes, it pushes the node on a stack of
 // backtracking points kept in its frame, and pops the stack when a branch
 // fails. When the stack is full, the branch is searched by a match of its

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// The routing tree: one radix tree per HTTP method (see docs/router-tree.md).
+// The routing tree: one radix tree per HTTP method (see docs/design/router-tree.md).
 //
 // A node matches a run of static bytes (its prefix). Below it hang
 //
