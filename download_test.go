@@ -71,7 +71,7 @@ type Download struct {
 	Body io.ReadSeeker
 }
 
-// downloadService is the recommended stack (docs/middleware.md) in front
+// downloadService is the recommended stack (docs/design/middleware.md) in front
 // of a download of size bytes: RequestID, RealIP, Logger, then Timeout
 // after routing, on a vane.Server (which adds Recoverer) with short
 // timeouts. Each request's body is sent on bodies.

@@ -101,13 +101,13 @@ package bind
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
@@ -199,10 +199,10 @@ const (
 )
 
 // set parses s into the scalar field at dst, the common kinds inline.
-func (p *param) set(s string, dst unsafe.Pointer) error {
+func (p *param) set(s string, dst addr.Addr) error {
 	switch p.fast {
 	case fastString:
-		*(*string)(dst) = s
+		*addr.As[string](dst) = s
 		return nil
 	case fastInt64, fastInt:
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -213,9 +213,9 @@ func (p *param) set(s string, dst unsafe.Pointer) error {
 			return errIntSpelling
 		}
 		if p.fast == fastInt64 {
-			*(*int64)(dst) = v
+			*addr.As[int64](dst) = v
 		} else {
-			*(*int)(dst) = int(v)
+			*addr.As[int](dst) = int(v)
 		}
 		return nil
 	}
@@ -546,11 +546,11 @@ func (b *Binder) Defaults(ptr any) uint64 {
 
 // base returns the address ptr, a pointer to the binder's input type,
 // holds.
-func (b *Binder) base(ptr any, what string) unsafe.Pointer {
+func (b *Binder) base(ptr any, what string) addr.Addr {
 	if reflect.TypeOf(ptr) != b.ptrType {
 		panic(fmt.Sprintf("bind: %s called with %T, want *%v", what, ptr, b.typ))
 	}
-	return reflect.ValueOf(ptr).UnsafePointer()
+	return addr.OfValue(reflect.ValueOf(ptr))
 }
 
 // fastKind tells which types param.set handles inline: the plain kinds
@@ -575,7 +575,7 @@ func fastKind(t reflect.Type) byte {
 // tryParse parses a default into a fresh value of the field's type t, to
 // reject a bad default at Compile.
 func tryParse(p *param, t reflect.Type, s string) error {
-	v := reflect.New(t).UnsafePointer()
+	v := addr.OfValue(reflect.New(t))
 	if p.slice != nil {
 		return p.setDefault(v, s)
 	}
@@ -642,7 +642,7 @@ func (b *Binder) bind(hr *http.Request, req *Request, pathValues []string, ptr a
 		if r == nil {
 			r = req.HTTP
 		}
-		*(**http.Request)(unsafe.Add(base, off)) = r
+		*addr.As[*http.Request](base.Field(off)) = r
 	}
 	var errs []problem.FieldError
 	for i := range b.path {
@@ -650,7 +650,7 @@ func (b *Binder) bind(hr *http.Request, req *Request, pathValues []string, ptr a
 		if i >= len(pathValues) {
 			break
 		}
-		if err := p.set(pathValues[i], unsafe.Add(base, p.offset)); err != nil {
+		if err := p.set(pathValues[i], base.Field(p.offset)); err != nil {
 			errs = append(errs, fieldErr(p.loc, err, pathValues[i]))
 			continue
 		}
@@ -666,7 +666,7 @@ func (b *Binder) bind(hr *http.Request, req *Request, pathValues []string, ptr a
 			errs = p.absent(base, st, errs)
 			continue
 		}
-		dst := unsafe.Add(base, p.offset)
+		dst := base.Field(p.offset)
 		if p.slice != nil {
 			ok := true
 			for _, v := range vals {
@@ -726,10 +726,10 @@ func fieldErr(loc string, err error, value string) problem.FieldError {
 }
 
 // absent applies a missing parameter's default, or reports it if required.
-func (p *param) absent(base unsafe.Pointer, st *State, errs []problem.FieldError) []problem.FieldError {
+func (p *param) absent(base addr.Addr, st *State, errs []problem.FieldError) []problem.FieldError {
 	switch {
 	case p.hasDef:
-		dst := unsafe.Add(base, p.offset)
+		dst := base.Field(p.offset)
 		if p.slice != nil {
 			p.setDefault(dst, p.def) //nolint:errcheck // checked at Compile
 		} else {
@@ -749,7 +749,7 @@ func (p *param) absent(base unsafe.Pointer, st *State, errs []problem.FieldError
 // an escaped comma (%2C) belongs to its value; a space or a pipe may be
 // sent escaped as separators too (%20, %7C), so the text is unescaped
 // first.
-func (p *param) setList(dst unsafe.Pointer, s string, raw bool) error {
+func (p *param) setList(dst addr.Addr, s string, raw bool) error {
 	if raw && (p.sep == 0 || !p.escaped) {
 		v, err := unescape(s)
 		if err != nil {
@@ -788,9 +788,9 @@ func (p *param) setList(dst unsafe.Pointer, s string, raw bool) error {
 // setDefault sets the slice at dst to a default tag's value, read as
 // schema.ParseValue reads it (so that the default bound is the default
 // documented): a JSON array, or values separated by commas.
-func (p *param) setDefault(dst unsafe.Pointer, s string) error {
+func (p *param) setDefault(dst addr.Addr, s string) error {
 	if strings.HasPrefix(s, "[") {
-		return json.Unmarshal([]byte(s), reflect.NewAt(p.slice, dst).Interface())
+		return json.Unmarshal([]byte(s), dst.Value(p.slice).Addr().Interface())
 	}
 	if s == "" {
 		return nil
@@ -815,12 +815,12 @@ func cut(s string, sep byte) (before, after string, found bool) {
 }
 
 // appendValue parses s onto the end of the slice at dst.
-func (p *param) appendValue(dst unsafe.Pointer, s string) error {
-	sv := reflect.NewAt(p.slice, dst).Elem()
+func (p *param) appendValue(dst addr.Addr, s string) error {
+	sv := dst.Value(p.slice)
 	n := sv.Len()
 	sv.Grow(1)
 	sv.SetLen(n + 1)
-	if err := p.parse(s, sv.Index(n).Addr().UnsafePointer()); err != nil {
+	if err := p.parse(s, addr.OfValue(sv.Index(n).Addr())); err != nil {
 		sv.SetLen(n)
 		return err
 	}

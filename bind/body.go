@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"io"
 	"mime/multipart"
 	"net"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"unsafe"
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
@@ -154,9 +154,9 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 	return bb, rb, nil
 }
 
-func (b *Binder) bindBody(req *Request, base unsafe.Pointer, st *State) *problem.Details {
+func (b *Binder) bindBody(req *Request, base addr.Addr, st *State) *problem.Details {
 	bb := b.body
-	dst := unsafe.Add(base, bb.offset)
+	dst := base.Field(bb.offset)
 	if req.Header["Content-Encoding"] != nil {
 		var prob *problem.Details
 		if req, prob = decodeRequest(req, b.limit); prob != nil {
@@ -174,7 +174,7 @@ func (b *Binder) bindBody(req *Request, base unsafe.Pointer, st *State) *problem
 			}
 			body = http.MaxBytesReader(nil, body, b.limit)
 		}
-		reflect.NewAt(bb.typ, dst).Elem().Set(reflect.ValueOf(body))
+		dst.Value(bb.typ).Set(reflect.ValueOf(body))
 		return nil
 	case bodyForm:
 		return b.bindForm(req, base, st)
@@ -195,14 +195,14 @@ func (b *Binder) bindBody(req *Request, base unsafe.Pointer, st *State) *problem
 		return nil
 	}
 	if bb.kind == bodyBytes {
-		*(*[]byte)(dst) = append([]byte(nil), data...) // the handler may keep it; the buffer is pooled
+		*addr.As[[]byte](dst) = append([]byte(nil), data...) // the handler may keep it; the buffer is pooled
 		return nil
 	}
 	var err error
 	if bb.closed != nil {
-		err = bb.closed.UnmarshalClosed(data, reflect.NewAt(bb.typ, dst).Interface())
+		err = bb.closed.UnmarshalClosed(data, dst.Value(bb.typ).Addr().Interface())
 	} else {
-		err = b.codec.Unmarshal(data, reflect.NewAt(bb.typ, dst).Interface())
+		err = b.codec.Unmarshal(data, dst.Value(bb.typ).Addr().Interface())
 	}
 	if err != nil {
 		prob := decodeProblem(err)
@@ -212,7 +212,7 @@ func (b *Binder) bindBody(req *Request, base unsafe.Pointer, st *State) *problem
 		return prob
 	}
 	if bb.defaults != nil {
-		if err := bb.defaults.apply(data, reflect.NewAt(bb.typ, dst).Elem()); err != nil {
+		if err := bb.defaults.apply(data, dst.Value(bb.typ)); err != nil {
 			return decodeProblem(err)
 		}
 	}
@@ -295,7 +295,7 @@ func bodyLocation(path string) string {
 	return "body." + path
 }
 
-func (b *Binder) bindForm(req *Request, base unsafe.Pointer, st *State) *problem.Details {
+func (b *Binder) bindForm(req *Request, base addr.Addr, st *State) *problem.Details {
 	bb := b.body
 	ct := req.Header["Content-Type"]
 	if bodyEmpty(req) && (len(ct) == 0 || ct[0] == "") {
@@ -394,11 +394,11 @@ func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipa
 }
 
 // bindMultipart binds the values and files of a multipart form.
-func bindMultipart(fields []param, form *multipart.Form, base unsafe.Pointer, st *State) []problem.FieldError {
+func bindMultipart(fields []param, form *multipart.Form, base addr.Addr, st *State) []problem.FieldError {
 	var errs []problem.FieldError
 	for i := range fields {
 		p := &fields[i]
-		dst := unsafe.Add(base, p.offset)
+		dst := base.Field(p.offset)
 		if p.parse == nil { // files
 			files := form.File[p.name]
 			if len(files) == 0 {
@@ -408,9 +408,9 @@ func bindMultipart(fields []param, form *multipart.Form, base unsafe.Pointer, st
 				continue
 			}
 			if p.slice != nil {
-				*(*[]*multipart.FileHeader)(dst) = files
+				*addr.As[[]*multipart.FileHeader](dst) = files
 			} else {
-				*(**multipart.FileHeader)(dst) = files[0]
+				*addr.As[*multipart.FileHeader](dst) = files[0]
 			}
 			st.Present |= p.bit
 			continue

@@ -1,9 +1,9 @@
 package bind
 
 import (
+	"github.com/vane-http/vane/internal/addr"
 	"net/http"
 	"strings"
-	"unsafe"
 
 	"github.com/vane-http/vane/problem"
 )
@@ -19,7 +19,7 @@ const (
 // only for fields of that type. The first cookie of a name wins, as with
 // http.Request.Cookie. A value in double quotes is unquoted (the cookie's
 // Quoted is set).
-func (b *Binder) bindCookies(lines []string, base unsafe.Pointer, st *State, errs []problem.FieldError) []problem.FieldError {
+func (b *Binder) bindCookies(lines []string, base addr.Addr, st *State, errs []problem.FieldError) []problem.FieldError {
 	var seen uint64 // bit i: b.cookie[i]; at most MaxPresent
 	for _, line := range lines {
 		for line != "" {
@@ -40,13 +40,13 @@ func (b *Binder) bindCookies(lines []string, base unsafe.Pointer, st *State, err
 					continue
 				}
 				seen |= bit
-				dst := unsafe.Add(base, p.offset)
+				dst := base.Field(p.offset)
 				ok := true
 				switch p.cookie {
 				case cookieStruct:
-					*(*http.Cookie)(dst) = http.Cookie{Name: p.name, Value: val, Quoted: quoted}
+					*addr.As[http.Cookie](dst) = http.Cookie{Name: p.name, Value: val, Quoted: quoted}
 				case cookiePointer:
-					*(**http.Cookie)(dst) = &http.Cookie{Name: p.name, Value: val, Quoted: quoted}
+					*addr.As[*http.Cookie](dst) = &http.Cookie{Name: p.name, Value: val, Quoted: quoted}
 				default:
 					if err := p.set(val, dst); err != nil {
 						errs = append(errs, fieldErr(p.loc, err, val))

@@ -3,6 +3,7 @@ package bind
 import (
 	"bytes"
 	"flag"
+	"github.com/vane-http/vane/internal/addr"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -259,7 +260,7 @@ func FuzzIntegerSpelling(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for i, k := range kinds {
 			v := reflect.New(k)
-			err := parsers[i](s, v.UnsafePointer())
+			err := parsers[i](s, addr.OfValue(v))
 			var spelled string
 			var inRange bool
 			if k.Kind() >= reflect.Uint && k.Kind() <= reflect.Uint64 {
@@ -281,7 +282,7 @@ func FuzzIntegerSpelling(f *testing.F) {
 			if fk := fastKind(k); fk != fastNone {
 				fp := param{fast: fk, parse: parsers[i]}
 				w := reflect.New(k)
-				if ferr := fp.set(s, w.UnsafePointer()); (ferr == nil) != (err == nil) || ferr == nil && w.Elem().Int() != v.Elem().Int() {
+				if ferr := fp.set(s, addr.OfValue(w)); (ferr == nil) != (err == nil) || ferr == nil && w.Elem().Int() != v.Elem().Int() {
 					t.Fatalf("%v %q: fast path %v %v, parser %v %v", k, s, w.Elem(), ferr, v.Elem(), err)
 				}
 			}

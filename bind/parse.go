@@ -3,10 +3,10 @@ package bind
 import (
 	"encoding"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
 	"strconv"
 	"time"
-	"unsafe"
 )
 
 var (
@@ -17,7 +17,7 @@ var (
 
 // parser sets the value at p from its text form. The message of its error
 // is shown to the client.
-type parser func(s string, p unsafe.Pointer) error
+type parser func(s string, p addr.Addr) error
 
 // parseErr is a parse failure with a message for the client.
 type parseErr string
@@ -34,27 +34,27 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 		if format == "date" {
 			layout, what = time.DateOnly, "expected a date (YYYY-MM-DD)"
 		}
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := time.Parse(layout, s)
 			if err != nil {
 				return parseErr(what)
 			}
-			*(*time.Time)(p) = v
+			*addr.As[time.Time](p) = v
 			return nil
 		}, nil
 	case durationType:
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := time.ParseDuration(s)
 			if err != nil {
 				return parseErr("expected a duration such as 1m30s")
 			}
-			*(*time.Duration)(p) = v
+			*addr.As[time.Duration](p) = v
 			return nil
 		}, nil
 	}
 	if reflect.PointerTo(t).Implements(textUnmarshalType) {
-		return func(s string, p unsafe.Pointer) error {
-			u := reflect.NewAt(t, p).Interface().(encoding.TextUnmarshaler)
+		return func(s string, p addr.Addr) error {
+			u := p.Value(t).Addr().Interface().(encoding.TextUnmarshaler)
 			if err := u.UnmarshalText([]byte(s)); err != nil {
 				return parseErr("invalid value: " + err.Error())
 			}
@@ -63,23 +63,23 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(s string, p unsafe.Pointer) error { *(*string)(p) = s; return nil }, nil
+		return func(s string, p addr.Addr) error { *addr.As[string](p) = s; return nil }, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 { // []byte: the text itself
-			return func(s string, p unsafe.Pointer) error { *(*[]byte)(p) = []byte(s); return nil }, nil
+			return func(s string, p addr.Addr) error { *addr.As[[]byte](p) = []byte(s); return nil }, nil
 		}
 	case reflect.Bool:
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := strconv.ParseBool(s)
 			if err != nil {
 				return parseErr("expected a boolean")
 			}
-			*(*bool)(p) = v
+			*addr.As[bool](p) = v
 			return nil
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		bits, k := t.Bits(), t.Kind()
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := strconv.ParseInt(s, 10, bits)
 			if err != nil {
 				return intErr(err, bits)
@@ -89,21 +89,21 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 			}
 			switch k {
 			case reflect.Int:
-				*(*int)(p) = int(v)
+				*addr.As[int](p) = int(v)
 			case reflect.Int8:
-				*(*int8)(p) = int8(v)
+				*addr.As[int8](p) = int8(v)
 			case reflect.Int16:
-				*(*int16)(p) = int16(v)
+				*addr.As[int16](p) = int16(v)
 			case reflect.Int32:
-				*(*int32)(p) = int32(v)
+				*addr.As[int32](p) = int32(v)
 			default:
-				*(*int64)(p) = v
+				*addr.As[int64](p) = v
 			}
 			return nil
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		bits, k := t.Bits(), t.Kind()
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := strconv.ParseUint(s, 10, bits)
 			if err != nil {
 				return intErr(err, bits)
@@ -113,31 +113,31 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 			}
 			switch k {
 			case reflect.Uint:
-				*(*uint)(p) = uint(v)
+				*addr.As[uint](p) = uint(v)
 			case reflect.Uint8:
-				*(*uint8)(p) = uint8(v)
+				*addr.As[uint8](p) = uint8(v)
 			case reflect.Uint16:
-				*(*uint16)(p) = uint16(v)
+				*addr.As[uint16](p) = uint16(v)
 			case reflect.Uint32:
-				*(*uint32)(p) = uint32(v)
+				*addr.As[uint32](p) = uint32(v)
 			case reflect.Uintptr:
-				*(*uintptr)(p) = uintptr(v)
+				*addr.As[uintptr](p) = uintptr(v)
 			default:
-				*(*uint64)(p) = v
+				*addr.As[uint64](p) = v
 			}
 			return nil
 		}, nil
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return func(s string, p unsafe.Pointer) error {
+		return func(s string, p addr.Addr) error {
 			v, err := strconv.ParseFloat(s, bits)
 			if err != nil {
 				return parseErr("expected a number")
 			}
 			if bits == 32 {
-				*(*float32)(p) = float32(v)
+				*addr.As[float32](p) = float32(v)
 			} else {
-				*(*float64)(p) = v
+				*addr.As[float64](p) = v
 			}
 			return nil
 		}, nil
@@ -147,12 +147,12 @@ func scalarParser(t reflect.Type, format string) (parser, error) {
 			return nil, err
 		}
 		et := t.Elem()
-		return func(s string, p unsafe.Pointer) error {
-			q := reflect.New(et).UnsafePointer()
+		return func(s string, p addr.Addr) error {
+			q := addr.OfValue(reflect.New(et))
 			if err := elem(s, q); err != nil {
 				return err
 			}
-			*(*unsafe.Pointer)(p) = q
+			p.SetPointer(q)
 			return nil
 		}, nil
 	}

@@ -2,10 +2,10 @@ package bind
 
 import (
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"net/url"
 	"reflect"
 	"strings"
-	"unsafe"
 
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -17,7 +17,7 @@ import (
 // values of its name[key] keys). Then absent parameters get their defaults
 // or are reported, and each one sent whose values all parsed is marked
 // present. len(ps) is at most MaxPresent.
-func bindPairs(ps []param, raw string, base unsafe.Pointer, st *State, errs []problem.FieldError) []problem.FieldError {
+func bindPairs(ps []param, raw string, base addr.Addr, st *State, errs []problem.FieldError) []problem.FieldError {
 	var seen, failed uint64 // bit i: ps[i]
 	var subSeen []uint64    // deepObject structs: which properties were sent, per parameter
 	for raw != "" {
@@ -37,7 +37,7 @@ func bindPairs(ps []param, raw string, base unsafe.Pointer, st *State, errs []pr
 		for i := range ps {
 			p := &ps[i]
 			bit := uint64(1) << i
-			dst := unsafe.Add(base, p.offset)
+			dst := base.Field(p.offset)
 			if p.deep != nil {
 				sub, ok := deepKey(key, p.name)
 				if !ok {
@@ -96,7 +96,7 @@ func bindPairs(ps []param, raw string, base unsafe.Pointer, st *State, errs []pr
 		}
 		if p.deep != nil && p.deep.fields != nil {
 			var before = len(errs)
-			errs = p.deep.finish(unsafe.Add(base, p.offset), subSeen[i], p.loc, errs)
+			errs = p.deep.finish(base.Field(p.offset), subSeen[i], p.loc, errs)
 			if len(errs) > before {
 				failed |= bit
 			}
@@ -200,7 +200,7 @@ func compileDeepObject(t reflect.Type, name string) (*deepObject, error) {
 		df := deepField{name: f.Name, offset: off, parse: parse, required: f.Required()}
 		if def, ok := f.Tag.Lookup("default"); ok {
 			df.def, df.hasDef = def, true
-			if err := parse(def, reflect.New(f.Type).UnsafePointer()); err != nil {
+			if err := parse(def, addr.OfValue(reflect.New(f.Type))); err != nil {
 				return nil, fmt.Errorf("property %s of deepObject parameter %s: default %q: %v", f.Name, name, def, err)
 			}
 		}
@@ -239,7 +239,7 @@ func deepKey(key, name string) (string, bool) {
 // set binds one name[sub]=val pair (val still escaped) into the parameter
 // at dst. For a struct, seen records the properties sent; the first value
 // of a key wins, as for scalars.
-func (d *deepObject) set(dst unsafe.Pointer, sub, val string, seen *uint64) error {
+func (d *deepObject) set(dst addr.Addr, sub, val string, seen *uint64) error {
 	if strings.ContainsAny(sub, "[]") {
 		return parseErr("a deepObject parameter has one level of keys: name[key]=value")
 	}
@@ -248,7 +248,7 @@ func (d *deepObject) set(dst unsafe.Pointer, sub, val string, seen *uint64) erro
 		return err
 	}
 	if d.fields == nil { // a map
-		m := reflect.NewAt(d.typ, dst).Elem()
+		m := dst.Value(d.typ)
 		if m.IsNil() {
 			m.Set(reflect.MakeMap(d.typ))
 		}
@@ -258,7 +258,7 @@ func (d *deepObject) set(dst unsafe.Pointer, sub, val string, seen *uint64) erro
 			return nil
 		}
 		e := reflect.New(d.elem)
-		if err := d.parse(v, e.UnsafePointer()); err != nil {
+		if err := d.parse(v, addr.OfValue(e)); err != nil {
 			return err
 		}
 		m.SetMapIndex(k, e.Elem())
@@ -270,24 +270,24 @@ func (d *deepObject) set(dst unsafe.Pointer, sub, val string, seen *uint64) erro
 	}
 	*seen |= 1 << i
 	if d.ptr {
-		if *(*unsafe.Pointer)(dst) == nil {
-			*(*unsafe.Pointer)(dst) = reflect.New(d.typ.Elem()).UnsafePointer()
+		if dst.Deref().IsNil() {
+			dst.SetPointer(addr.OfValue(reflect.New(d.typ.Elem())))
 		}
-		dst = *(*unsafe.Pointer)(dst)
+		dst = dst.Deref()
 	}
-	return d.fields[i].parse(v, unsafe.Add(dst, d.fields[i].offset))
+	return d.fields[i].parse(v, dst.Field(d.fields[i].offset))
 }
 
 // finish reports the required properties of a struct that were not sent,
 // and applies the defaults of the others, once some property was sent.
 // Which properties are required is what the document says
 // (schema.Field.Required), defaults or not.
-func (d *deepObject) finish(dst unsafe.Pointer, seen uint64, loc string, errs []problem.FieldError) []problem.FieldError {
+func (d *deepObject) finish(dst addr.Addr, seen uint64, loc string, errs []problem.FieldError) []problem.FieldError {
 	if d.ptr {
-		if *(*unsafe.Pointer)(dst) == nil {
-			*(*unsafe.Pointer)(dst) = reflect.New(d.typ.Elem()).UnsafePointer()
+		if dst.Deref().IsNil() {
+			dst.SetPointer(addr.OfValue(reflect.New(d.typ.Elem())))
 		}
-		dst = *(*unsafe.Pointer)(dst)
+		dst = dst.Deref()
 	}
 	for i := range d.fields {
 		f := &d.fields[i]
@@ -296,7 +296,7 @@ func (d *deepObject) finish(dst unsafe.Pointer, seen uint64, loc string, errs []
 		case f.required: // as documented, even with a default
 			errs = append(errs, problem.FieldError{Location: loc + "[" + f.name + "]", Message: "required property is missing"})
 		case f.hasDef:
-			f.parse(f.def, unsafe.Add(dst, f.offset)) //nolint:errcheck // checked at Compile
+			f.parse(f.def, dst.Field(f.offset)) //nolint:errcheck // checked at Compile
 		}
 	}
 	return errs

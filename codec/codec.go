@@ -14,7 +14,7 @@
 //   - strings must be valid UTF-8, and nothing may follow the value.
 //
 // It is github.com/goccy/go-json's implementation of the encoding/json/v2
-// API, chosen by measurement (docs/json-codec.md has the figures).
+// API, chosen by measurement (docs/design/json-codec.md has the figures).
 // Failures carry their place in the document: *SyntaxError and
 // *DuplicateKeyError for malformed JSON, *TypeError for a well-formed value
 // that does not fit its field, each with a byte offset and a location such

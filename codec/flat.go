@@ -3,17 +3,17 @@ package codec
 import (
 	"encoding"
 	"encoding/json"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // A FlatEncoder appends the JSON encoding of the struct at p (of the type
 // it was compiled for) to dst, byte for byte as encoding/json and the JSON
 // codec write it.
-type FlatEncoder func(dst []byte, p unsafe.Pointer) []byte
+type FlatEncoder func(dst []byte, p addr.Addr) []byte
 
 // CompileFlat returns an encoder for values of the struct type t when t is
 // flat: its exported fields are booleans, integers or strings (named types
@@ -81,12 +81,12 @@ func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 		key, _ := json.Marshal(name)
 		fields = append(fields, field{key: string(key) + ":", offset: f.Offset, kind: k, omitEmpty: omit})
 	}
-	return func(dst []byte, p unsafe.Pointer) []byte {
+	return func(dst []byte, p addr.Addr) []byte {
 		dst = append(dst, '{')
 		first := true
 		for i := range fields {
 			f := &fields[i]
-			q := unsafe.Add(p, f.offset)
+			q := p.Field(f.offset)
 			if f.omitEmpty && isZero(f.kind, q) {
 				continue
 			}
@@ -97,29 +97,29 @@ func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 			dst = append(dst, f.key...)
 			switch f.kind {
 			case reflect.Bool:
-				dst = strconv.AppendBool(dst, *(*bool)(q))
+				dst = strconv.AppendBool(dst, *addr.As[bool](q))
 			case reflect.String:
-				dst = appendQuoted(dst, *(*string)(q))
+				dst = appendQuoted(dst, *addr.As[string](q))
 			case reflect.Int:
-				dst = strconv.AppendInt(dst, int64(*(*int)(q)), 10)
+				dst = strconv.AppendInt(dst, int64(*addr.As[int](q)), 10)
 			case reflect.Int8:
-				dst = strconv.AppendInt(dst, int64(*(*int8)(q)), 10)
+				dst = strconv.AppendInt(dst, int64(*addr.As[int8](q)), 10)
 			case reflect.Int16:
-				dst = strconv.AppendInt(dst, int64(*(*int16)(q)), 10)
+				dst = strconv.AppendInt(dst, int64(*addr.As[int16](q)), 10)
 			case reflect.Int32:
-				dst = strconv.AppendInt(dst, int64(*(*int32)(q)), 10)
+				dst = strconv.AppendInt(dst, int64(*addr.As[int32](q)), 10)
 			case reflect.Int64:
-				dst = strconv.AppendInt(dst, *(*int64)(q), 10)
+				dst = strconv.AppendInt(dst, *addr.As[int64](q), 10)
 			case reflect.Uint:
-				dst = strconv.AppendUint(dst, uint64(*(*uint)(q)), 10)
+				dst = strconv.AppendUint(dst, uint64(*addr.As[uint](q)), 10)
 			case reflect.Uint8:
-				dst = strconv.AppendUint(dst, uint64(*(*uint8)(q)), 10)
+				dst = strconv.AppendUint(dst, uint64(*addr.As[uint8](q)), 10)
 			case reflect.Uint16:
-				dst = strconv.AppendUint(dst, uint64(*(*uint16)(q)), 10)
+				dst = strconv.AppendUint(dst, uint64(*addr.As[uint16](q)), 10)
 			case reflect.Uint32:
-				dst = strconv.AppendUint(dst, uint64(*(*uint32)(q)), 10)
+				dst = strconv.AppendUint(dst, uint64(*addr.As[uint32](q)), 10)
 			case reflect.Uint64:
-				dst = strconv.AppendUint(dst, *(*uint64)(q), 10)
+				dst = strconv.AppendUint(dst, *addr.As[uint64](q), 10)
 			}
 		}
 		return append(dst, '}')
@@ -153,22 +153,22 @@ func plainName(s string) bool {
 
 // isZero reports whether the value of kind k at q is its kind's zero, as
 // omitempty tests it.
-func isZero(k reflect.Kind, q unsafe.Pointer) bool {
+func isZero(k reflect.Kind, q addr.Addr) bool {
 	switch k {
 	case reflect.Bool:
-		return !*(*bool)(q)
+		return !*addr.As[bool](q)
 	case reflect.String:
-		return *(*string)(q) == ""
+		return *addr.As[string](q) == ""
 	case reflect.Int, reflect.Uint:
-		return *(*uint)(q) == 0
+		return *addr.As[uint](q) == 0
 	case reflect.Int8, reflect.Uint8:
-		return *(*uint8)(q) == 0
+		return *addr.As[uint8](q) == 0
 	case reflect.Int16, reflect.Uint16:
-		return *(*uint16)(q) == 0
+		return *addr.As[uint16](q) == 0
 	case reflect.Int32, reflect.Uint32:
-		return *(*uint32)(q) == 0
+		return *addr.As[uint32](q) == 0
 	}
-	return *(*uint64)(q) == 0
+	return *addr.As[uint64](q) == 0
 }
 
 // appendQuoted appends s as a JSON string the way encoding/json writes it:

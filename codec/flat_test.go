@@ -2,10 +2,10 @@ package codec
 
 import (
 	"encoding/json"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 type flatLevel string
@@ -38,7 +38,7 @@ func encodeFlat(t *testing.T, v any) string {
 	if !ok {
 		t.Fatalf("%T is not flat", v)
 	}
-	return string(enc(nil, reflect.ValueOf(v).UnsafePointer()))
+	return string(enc(nil, addr.OfValue(reflect.ValueOf(v))))
 }
 
 func checkFlat(t *testing.T, v *flatAll) {
@@ -115,7 +115,7 @@ func TestFlatAllocatesNothing(t *testing.T) {
 	enc, _ := CompileFlat(reflect.TypeFor[flatAll]())
 	v := &flatAll{Name: "a<b", N: 7}
 	buf := make([]byte, 0, 512)
-	if n := testing.AllocsPerRun(100, func() { buf = enc(buf[:0], unsafe.Pointer(v)) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { buf = enc(buf[:0], addr.Of(v)) }); n != 0 {
 		t.Errorf("%.0f allocations", n)
 	}
 }

@@ -31,7 +31,7 @@
 // back when the handler returns, as RequestID, RealIP and Timeout do.
 // otelhttp reads the Pattern the same way.
 //
-// docs/middleware.md says which middleware vane provides and why, and shows
+// docs/design/middleware.md says which middleware vane provides and why, and shows
 // CORS (github.com/rs/cors) and compression
 // (github.com/klauspost/compress/gzhttp) with vane.
 package middleware

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"io"
 	"net/http"
 	"reflect"
@@ -38,7 +39,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/vane-http/vane/codec"
 	"github.com/vane-http/vane/operation"
@@ -93,8 +93,8 @@ const (
 type outHeader struct {
 	name   string // canonical
 	offset uintptr
-	format func(p unsafe.Pointer) (string, bool) // the value, and whether to send it
-	multi  bool                                  // a []string: one header line per element
+	format func(p addr.Addr) (string, bool) // the value, and whether to send it
+	multi  bool                             // a []string: one header line per element
 }
 
 var (
@@ -276,9 +276,9 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 		if err != nil || elem.multi {
 			return h, fmt.Errorf("type %v cannot be a response header", t)
 		}
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			q := *(*unsafe.Pointer)(p)
-			if q == nil {
+		h.format = func(p addr.Addr) (string, bool) {
+			q := p.Deref()
+			if q.IsNil() {
 				return "", false
 			}
 			return elem.format(q)
@@ -288,23 +288,23 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 	switch {
 	case t == timeType:
 		var dates httpDate
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			tm := *(*time.Time)(p)
+		h.format = func(p addr.Addr) (string, bool) {
+			tm := *addr.As[time.Time](p)
 			if tm.IsZero() {
 				return "", false
 			}
 			return dates.format(tm), true
 		}
 	case t.Kind() == reflect.String:
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			s := *(*string)(p)
+		h.format = func(p addr.Addr) (string, bool) {
+			s := *addr.As[string](p)
 			return s, s != ""
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		h.multi = true
 	case t.Implements(textMarshalerType) || t.Implements(stringerType):
-		h.format = func(p unsafe.Pointer) (string, bool) {
-			v := reflect.NewAt(t, p).Elem()
+		h.format = func(p addr.Addr) (string, bool) {
+			v := p.Value(t)
 			if v.IsZero() {
 				return "", false
 			}
@@ -318,33 +318,33 @@ func headerWriter(f reflect.StructField) (outHeader, error) {
 		switch t.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			k := t.Kind()
-			h.format = func(p unsafe.Pointer) (string, bool) {
+			h.format = func(p addr.Addr) (string, bool) {
 				var v int64
 				switch k {
 				case reflect.Int:
-					v = int64(*(*int)(p))
+					v = int64(*addr.As[int](p))
 				case reflect.Int8:
-					v = int64(*(*int8)(p))
+					v = int64(*addr.As[int8](p))
 				case reflect.Int16:
-					v = int64(*(*int16)(p))
+					v = int64(*addr.As[int16](p))
 				case reflect.Int32:
-					v = int64(*(*int32)(p))
+					v = int64(*addr.As[int32](p))
 				default:
-					v = *(*int64)(p)
+					v = *addr.As[int64](p)
 				}
 				return strconv.FormatInt(v, 10), true
 			}
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatUint(reflect.NewAt(t, p).Elem().Uint(), 10), true
+			h.format = func(p addr.Addr) (string, bool) {
+				return strconv.FormatUint(p.Value(t).Uint(), 10), true
 			}
 		case reflect.Bool:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatBool(*(*bool)(p)), true
+			h.format = func(p addr.Addr) (string, bool) {
+				return strconv.FormatBool(*addr.As[bool](p)), true
 			}
 		case reflect.Float32, reflect.Float64:
-			h.format = func(p unsafe.Pointer) (string, bool) {
-				return strconv.FormatFloat(reflect.NewAt(t, p).Elem().Float(), 'g', -1, 64), true
+			h.format = func(p addr.Addr) (string, bool) {
+				return strconv.FormatFloat(p.Value(t).Float(), 'g', -1, 64), true
 			}
 		default:
 			return h, fmt.Errorf("type %v cannot be a response header", t)
@@ -423,7 +423,7 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
-	p := reflect.ValueOf(out).UnsafePointer()
+	p := addr.OfValue(reflect.ValueOf(out))
 	var rd io.Reader // a reader body, nil for any other
 	if o.bodyKind == outReader || o.bodyKind == outReaderValue {
 		if rd = o.reader(p); rd != nil {
@@ -437,7 +437,7 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		}
 	}
 	if o.hasStatus {
-		if s := *(*int)(unsafe.Add(p, o.statusOff)); s != 0 && s != status {
+		if s := *addr.As[int](p.Field(o.statusOff)); s != 0 && s != status {
 			if o.statuses != nil && !slices.Contains(o.statuses, s) {
 				return fmt.Errorf("respond: the output's Status %d is not one its enum tag lists %v", s, o.statuses)
 			}
@@ -466,9 +466,9 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		vals := make([]string, len(o.headers))
 		for i := range o.headers {
 			h := &o.headers[i]
-			fp := unsafe.Add(p, h.offset)
+			fp := p.Field(h.offset)
 			if h.multi {
-				if list := *(*[]string)(fp); len(list) > 0 {
+				if list := *addr.As[[]string](fp); len(list) > 0 {
 					hdr[h.name] = list
 				}
 				continue
@@ -481,7 +481,7 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 	}
 	cookiesBefore := len(hdr["Set-Cookie"])
 	for _, c := range o.cookies {
-		c.write(hdr, unsafe.Add(p, c.offset))
+		c.write(hdr, p.Field(c.offset))
 	}
 	if o.validators && (hr != nil || req != nil) && status >= 200 && status < 300 {
 		lm := o.modTime(p, hdr)
@@ -517,14 +517,14 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		w.WriteHeader(status)
 		return nil
 	}
-	bp := unsafe.Add(p, o.bodyOff)
+	bp := p.Field(o.bodyOff)
 	var lm time.Time // for If-Range
 	if o.seekable && requestHeader(hr, req)["If-Range"] != nil {
 		lm = o.modTime(p, hdr)
 	}
 	switch o.bodyKind {
 	case outBytes:
-		b := *(*[]byte)(bp)
+		b := *addr.As[[]byte](bp)
 		_, err := o.writeRanged(w, hr, req, lm, hdr, status, ranged{data: b, size: int64(len(b))}, cookiesBefore)
 		return err
 	case outReader, outReaderValue:
@@ -567,9 +567,9 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		body = o.flat((*buf)[:0], bp)
 	} else if a, ok := c.(codec.Appender); ok {
 		buf = bodyBuffers.Get().(*[]byte)
-		body, err = a.AppendMarshal((*buf)[:0], reflect.NewAt(o.bodyType, bp).Interface())
+		body, err = a.AppendMarshal((*buf)[:0], bp.Value(o.bodyType).Addr().Interface())
 	} else {
-		body, err = c.Marshal(reflect.NewAt(o.bodyType, bp).Interface())
+		body, err = c.Marshal(bp.Value(o.bodyType).Addr().Interface())
 	}
 	if err != nil {
 		if buf != nil {
@@ -630,12 +630,12 @@ func (o *Output) retract(hdr http.Header, cookiesBefore int) {
 }
 
 // reader is the reader body of the output at p, nil when it has none.
-func (o *Output) reader(p unsafe.Pointer) io.Reader {
-	bp := unsafe.Add(p, o.bodyOff)
+func (o *Output) reader(p addr.Addr) io.Reader {
+	bp := p.Field(o.bodyOff)
 	if o.bodyKind == outReader {
-		return *(*io.Reader)(bp)
+		return *addr.As[io.Reader](bp)
 	}
-	if v := reflect.NewAt(o.bodyType, bp).Elem(); !(v.Kind() == reflect.Pointer && v.IsNil()) {
+	if v := bp.Value(o.bodyType); !(v.Kind() == reflect.Pointer && v.IsNil()) {
 		return v.Interface().(io.Reader)
 	}
 	return nil
@@ -652,7 +652,7 @@ func (o *Output) Discard(out any) {
 	if v.IsNil() {
 		return
 	}
-	if c, ok := o.reader(v.UnsafePointer()).(io.Closer); ok {
+	if c, ok := o.reader(addr.OfValue(v)).(io.Closer); ok {
 		c.Close() //nolint:errcheck // nothing was sent
 	}
 }
@@ -660,12 +660,12 @@ func (o *Output) Discard(out any) {
 // modTime is the output's modification time: its time.Time Last-Modified
 // field at full precision, else the Last-Modified header field it set
 // (whole seconds), else zero.
-func (o *Output) modTime(p unsafe.Pointer, hdr http.Header) time.Time {
+func (o *Output) modTime(p addr.Addr, hdr http.Header) time.Time {
 	switch o.lastModifiedKind {
 	case lastModifiedTime:
-		return *(*time.Time)(unsafe.Add(p, o.lastModified))
+		return *addr.As[time.Time](p.Field(o.lastModified))
 	case lastModifiedPointer:
-		if t := *(**time.Time)(unsafe.Add(p, o.lastModified)); t != nil {
+		if t := *addr.As[*time.Time](p.Field(o.lastModified)); t != nil {
 			return *t
 		}
 		return time.Time{}
@@ -863,7 +863,7 @@ type cookieField struct {
 	typ    reflect.Type
 }
 
-func (c cookieField) write(h http.Header, p unsafe.Pointer) {
+func (c cookieField) write(h http.Header, p addr.Addr) {
 	add := func(ck *http.Cookie) {
 		if ck != nil && ck.Name != "" {
 			if v := ck.String(); v != "" {
@@ -873,11 +873,11 @@ func (c cookieField) write(h http.Header, p unsafe.Pointer) {
 	}
 	switch c.typ {
 	case cookieType:
-		add((*http.Cookie)(p))
+		add(addr.As[http.Cookie](p))
 	case cookiePtrType:
-		add(*(**http.Cookie)(p))
+		add(*addr.As[*http.Cookie](p))
 	default:
-		for _, ck := range *(*[]*http.Cookie)(p) {
+		for _, ck := range *addr.As[[]*http.Cookie](p) {
 			add(ck)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The designs docs/router-params.md weighs, measured side by side on the
+// The designs docs/design/router-params.md weighs, measured side by side on the
 // GitHub table with handlers that read every parameter:
 //
 //   - arena: what the router does (Param reads req.Pattern and the path);
@@ -144,7 +144,7 @@ func (d allocDispatch) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		d.m.miss(w, req, p)
 		return
 	}
-	req.Pattern = f.pattern(rt)
+	req.Pattern = rt.pattern
 	if rt.nparams == 0 {
 		rt.handler(w, req)
 		return

@@ -3,109 +3,145 @@ package router
 import (
 	"net/http"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
-// stackParams is how many parameter values a lookup records on the stack;
-// a router with routes of more parameters matches into pooled scratch space.
-const stackParams = 8
-
 // dispatch routes req and serves it (everything ServeHTTP does but the
-// router-wide middleware).
+// router-wide middleware): the route's handler, a redirect or a miss.
+//
+// This body is the common case written out: a path without escapes that
+// matter, a router whose routes have at most stackParams parameters (the
+// values are recorded on the stack), a standard method, and a route that
+// matched with nothing more to do than set req.Pattern and call its
+// handler. Everything else goes to dispatchAny (the general body) or
+// serveMatch (what follows a match). Writing it out spares the calls to
+// find and serveMatch, about 40 instructions a request:
+// BenchmarkStaticAll, BenchmarkParam, BenchmarkGitHubAll,
+// BenchmarkGPlusAll and BenchmarkParseAll keep it (docs/design/router-tree.md,
+// "One lookup, one written-out fast path").
 func (m *mux) dispatch(w http.ResponseWriter, req *http.Request) {
+	if req.URL.RawPath != "" || m.maxParams > stackParams {
+		m.dispatchAny(w, req)
+		return
+	}
+	if t := req.RequestURI; (t != "" && t[0] != '/' || req.URL.RawQuery != "") && m.refuseOriginTarget(w, req) {
+		return
+	}
 	p := req.URL.Path
-	if req.URL.RawPath != "" {
-		m.dispatchEscaped(w, req)
-		return
-	}
-	// Only a target that is not origin-form, or whose query holds a '#',
-	// needs a closer look (checkTarget); a '#' in the path makes net/http
-	// keep the path as sent in RawPath, so dispatchEscaped looks there.
-	// Two tests on the way of a request without a query.
-	if t := req.RequestURI; t != "" && t[0] != '/' {
-		if m.refuseTarget(w, req) {
-			return
-		}
-	} else if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
-		writeProblem(w, http.StatusBadRequest, problemFragment)
-		return
-	}
-	f := m.flat.Load()
-	if f == nil {
-		f = m.compiled()
-	}
-	if m.maxParams > stackParams {
-		m.dispatchScratch(w, req, f, p)
-		return
-	}
+	f := m.compiled()
 	var buf [stackParams]span
-	// lookup, written out (methodRoute, then lookupAfter only where it has
-	// something to try): one call fewer and one set of register spills a
-	// request, about 6% of a Google+ or GitHub table pass.
+	// find, for a standard method: methodRoute written out, then fallback
+	// only where it has something to try.
 	var rt *route
-	i := methodIndex(req.Method)
-	if i >= 0 {
+	if i := methodIndex(req.Method); i < 0 {
+		rt = f.find(i, req.Method, p, buf[:], true)
+	} else {
 		if f.mayHaveStatic(uint8(i), p) {
 			rt = f.findStatic(uint8(i), p)
 		}
 		if rt == nil && f.roots[i] != 0 {
 			rt = f.match(f.roots[i]-1, p, 0, 0, buf[:])
 		}
-	}
-	if rt == nil && (i < 0 || i == 1 || f.methods&(1<<anyMethodID) != 0) { // a custom method, HEAD, or Mount has routes
-		rt = f.lookupAfter(i, req.Method, p, buf[:])
+		if rt == nil && (i == 1 || f.methods&(1<<anyMethodID) != 0) {
+			rt = f.fallback(i, p, buf[:])
+		}
 	}
 	switch {
 	case rt == nil:
 		m.unmatched(w, req, p, nil)
-	case rt.nparams == 0:
-		req.Pattern = f.pattern(rt)
+	case !rt.slashProbe && !m.stdValues &&
+		(rt.nparams == 0 || !m.redirectClean || !rt.catchAll && !dotted(p, buf[:rt.nparams])):
+		req.Pattern = rt.pattern
 		rt.handler(w, req)
-	case m.redirectClean && (rt.catchAll || dotted(p, buf[:rt.nparams])) && !cleanValues(rt, p, buf[:]):
+	default:
+		m.serveMatch(w, req, p, rt, buf[:], false)
+	}
+}
+
+// dispatchAny is dispatch for every request: a path sent with escapes
+// that matter, and routers with routes of more than stackParams
+// parameters, whose values are recorded in pooled scratch space.
+func (m *mux) dispatchAny(w http.ResponseWriter, req *http.Request) {
+	p, escaped := req.URL.Path, req.URL.RawPath != ""
+	if escaped {
+		// The path was sent with escapes that matter (such as %2F). It is
+		// routed on the escaped path with every escape but %2F and %25
+		// decoded, so an escaped slash stays inside its segment; Param
+		// unescapes each value it is asked for.
+		if m.refuseTarget(w, req) {
+			return
+		}
+		// Dot segments count as they were sent, escaped or not; an
+		// escaped slash (%2F) is part of its segment, not a separator to
+		// clean. RawPath is only a hint: EscapedPath ignores it unless it
+		// is a valid encoding of Path.
+		e := req.URL.EscapedPath()
+		if m.redirectClean && !isClean(unescapeDots(e)) && req.Method != http.MethodConnect {
+			m.redirectCleaned(w, req)
+			return
+		}
+		p = routingPath(e)
+	} else if m.refuseOriginTarget(w, req) {
+		return
+	}
+	s := m.getScratch()
+	defer scratchPool.Put(s)
+	m.serveMatch(w, req, p, m.compiled().lookup(req.Method, p, s.spans), s.spans, escaped)
+}
+
+// refuseOriginTarget is refuseTarget for a request whose path has no
+// escapes that matter. Only a target that is not origin-form, or whose
+// query holds a '#', needs a closer look (checkTarget); a '#' in the path
+// makes net/http keep the path as sent in RawPath, so dispatchAny looks
+// there. Two tests on the way of a request without a query.
+func (m *mux) refuseOriginTarget(w http.ResponseWriter, req *http.Request) bool {
+	if t := req.RequestURI; t != "" && t[0] != '/' {
+		return m.refuseTarget(w, req)
+	}
+	if q := req.URL.RawQuery; q != "" && strings.IndexByte(q, '#') >= 0 {
+		writeProblem(w, http.StatusBadRequest, problemFragment)
+		return true
+	}
+	return false
+}
+
+// serveMatch answers req once the lookup of p found rt (nil for none),
+// with the parameter values at vals: the route's handler, a clean-path or
+// subtree redirect, or a miss. escaped reports whether p is the escaped
+// path (dispatchAny), which was checked for cleanness whole.
+func (m *mux) serveMatch(w http.ResponseWriter, req *http.Request, p string, rt *route, vals []span, escaped bool) {
+	switch {
+	case rt == nil:
+		m.unmatched(w, req, p, nil)
+	case !escaped && rt.nparams > 0 && m.redirectClean && !cleanValues(rt, p, vals):
 		// Patterns have no empty, "." or ".." segments, so only what
 		// parameters matched can make a matched path unclean.
 		m.unmatched(w, req, p, rt)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, buf[:]):
+	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, vals):
 	default:
-		// serve, written out: the call is most of what it would add.
-		req.Pattern = f.pattern(rt)
-		if m.stdValues {
-			setPathValues(req, rt, p, buf[:], false)
+		// The handler gets req itself, with req.Pattern set to the
+		// route's pattern, from which Param reads the values; with
+		// StdPathValues, they are also stored with req.SetPathValue.
+		req.Pattern = rt.pattern
+		if m.stdValues && rt.nparams > 0 {
+			setPathValues(req, rt, p, vals, escaped)
 		}
 		rt.handler(w, req)
 	}
 }
 
-// dispatchScratch is dispatch for routers with routes of more than
-// stackParams parameters: it matches into pooled scratch space, which no
-// handler sees.
-func (m *mux) dispatchScratch(w http.ResponseWriter, req *http.Request, f *flatTrees, p string) {
-	s := m.getScratch()
-	defer scratchPool.Put(s)
-	rt := f.lookup(req.Method, p, s.spans)
-	switch {
-	case rt == nil:
-		m.unmatched(w, req, p, nil)
-	case rt.nparams == 0:
-		req.Pattern = f.pattern(rt)
-		rt.handler(w, req)
-	case m.redirectClean && !cleanValues(rt, p, s.spans):
-		m.unmatched(w, req, p, rt)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
-	default:
-		m.serve(w, req, f, rt, p, s.spans, false)
-	}
-}
+// stackParams is how many parameter values dispatch records on the stack;
+// a router with routes of more parameters matches into pooled scratch
+// space.
+const stackParams = 8
 
 // scratch is matching state that no handler sees: parameter spans for
-// routers with many parameters, and a buffer for paths to probe.
+// routers with many parameters, and for the lookups that probe another
+// path.
 type scratch struct {
 	spans []span
-	buf   []byte
 }
 
 // scratchPool holds scratch space for every router.
@@ -154,21 +190,18 @@ func (m *mux) subtreeRoot(method, p string, rt *route, vals []span) bool {
 	}
 	s := m.getScratch()
 	defer scratchPool.Put(s)
-	s.buf = append(append(s.buf[:0], p...), '/')
-	alt := unsafe.String(&s.buf[0], len(s.buf))
+	alt := p + "/" // on the stack for a path of up to 31 bytes
 	other := m.compiled().lookup(method, alt, s.spans)
 	return other != nil && !(other.catchAll && s.spans[other.nparams-1].start != len(alt))
 }
 
 // dotted reports whether a value at vals in p begins with a dot, the only
-// way a value of a {name} parameter can be an unclean segment. Inlined; it
-// needs the values to be non-empty, so not a catch-all's: then every
-// start is inside p (match recorded it), and is read without a bounds
-// check.
+// way a value of a {name} parameter can be an unclean segment. It is
+// inlined into dispatch, which calls cleanValues only for a catch-all or
+// where it is true.
 func dotted(p string, vals []span) bool {
-	b := unsafe.Pointer(unsafe.StringData(p))
 	for _, s := range vals {
-		if *(*byte)(unsafe.Add(b, s.start)) == '.' {
+		if uint(s.start) < uint(len(p)) && p[s.start] == '.' {
 			return true
 		}
 	}
@@ -180,11 +213,7 @@ func dotted(p string, vals []span) bool {
 // segments. Values rarely begin with a dot: only those are looked at
 // closely.
 func cleanValues(rt *route, p string, vals []span) bool {
-	dot := false
-	for _, s := range vals[:rt.nparams] {
-		dot = dot || s.start < s.end && p[s.start] == '.'
-	}
-	if dot {
+	if dotted(p, vals[:rt.nparams]) {
 		for _, s := range vals[:rt.nparams] {
 			if v := p[s.start:s.end]; v == "." || v == ".." {
 				return false
@@ -196,49 +225,6 @@ func cleanValues(rt *route, p string, vals []span) bool {
 		return cleanSegments(p[s.start:s.end])
 	}
 	return true
-}
-
-// dispatchEscaped routes a request whose path was sent with escapes that
-// matter (URL.RawPath is set, e.g. for %2F). It routes on the escaped path
-// with every escape but %2F and %25 decoded, so an escaped slash stays
-// inside its segment; Param unescapes each value it is asked for.
-func (m *mux) dispatchEscaped(w http.ResponseWriter, req *http.Request) {
-	if m.refuseTarget(w, req) {
-		return
-	}
-	// Dot segments count as they were sent, escaped or not; an escaped
-	// slash (%2F) is part of its segment, not a separator to clean.
-	if m.redirectClean && !isClean(unescapeDots(req.URL.EscapedPath())) && req.Method != http.MethodConnect {
-		m.redirectCleaned(w, req)
-		return
-	}
-	// RawPath is only a hint: EscapedPath ignores it unless it is a valid
-	// encoding of Path.
-	p := routingPath(req.URL.EscapedPath())
-	s := m.getScratch()
-	defer scratchPool.Put(s)
-	f := m.compiled()
-	rt := f.lookup(req.Method, p, s.spans)
-	switch {
-	case rt == nil:
-		m.miss(w, req, p)
-	case rt.slashProbe && m.subtreeRedirect(w, req, p, rt, s.spans):
-	default:
-		m.serve(w, req, f, rt, p, s.spans, true)
-	}
-}
-
-// serve runs the route's handler. The handler gets req itself, with
-// req.Pattern set to the route's pattern, from which Param reads the
-// values; with StdPathValues, the values at vals in the path p (escaped if
-// escaped) are also stored with req.SetPathValue. (dispatch does the
-// same for the common case itself.)
-func (m *mux) serve(w http.ResponseWriter, req *http.Request, f *flatTrees, rt *route, p string, vals []span, escaped bool) {
-	req.Pattern = f.pattern(rt)
-	if m.stdValues {
-		setPathValues(req, rt, p, vals, escaped)
-	}
-	rt.handler(w, req)
 }
 
 // setPathValues stores the values of the route that matched req with
@@ -299,23 +285,17 @@ func (m *mux) notFoundAnswer(w http.ResponseWriter, req *http.Request) {
 }
 
 // matchesWithSlashToggled reports whether p with its trailing slash removed,
-// or one added, matches a route of method. It does not allocate.
+// or one added, matches a route of method. It does not allocate for a
+// path of up to 31 bytes (the path with the slash added is then on the
+// stack).
 func (m *mux) matchesWithSlashToggled(method, p string) bool {
 	s := m.getScratch()
 	defer scratchPool.Put(s)
 	alt := p[:len(p)-1]
 	if p[len(p)-1] != '/' {
-		s.buf = append(append(s.buf[:0], p...), '/')
-		alt = unsafe.String(&s.buf[0], len(s.buf))
+		alt = p + "/"
 	}
 	return m.compiled().lookup(method, alt, s.spans) != nil
-}
-
-func toggleSlash(p string) string {
-	if strings.HasSuffix(p, "/") {
-		return p[:len(p)-1]
-	}
-	return p + "/"
 }
 
 // allowed returns the Allow header for path p: the methods with a route
@@ -340,12 +320,12 @@ func (m *mux) allowed(p string) string {
 		}
 	} else {
 		for i := range found {
-			if f.methods&(1<<i) != 0 && f.methodRoute(i, p, vals) != nil {
+			if f.methods&(1<<i) != 0 && f.find(i, "", p, vals, false) != nil {
 				found[i], some = true, true
 			}
 		}
-		for name, root := range f.custom {
-			if f.match(root-1, p, 0, 0, vals) != nil {
+		for name := range f.custom {
+			if f.find(-1, name, p, vals, false) != nil {
 				custom = append(custom, name)
 			}
 		}
@@ -394,136 +374,6 @@ func (m *mux) redirect(w http.ResponseWriter, req *http.Request, target string) 
 // than redirected to itself.
 func (m *mux) redirectCleaned(w http.ResponseWriter, req *http.Request) {
 	m.redirect(w, req, cleanPath(unescapeDots(req.URL.EscapedPath())))
-}
-
-// unescapeDots returns the escaped path p with every %2E or %2e as ".".
-func unescapeDots(p string) string {
-	if !strings.Contains(p, "%2") {
-		return p
-	}
-	return strings.NewReplacer("%2E", ".", "%2e", ".").Replace(p)
-}
-
-// isClean reports whether the path p has no empty, "." or ".." segment (a
-// trailing slash is not an empty segment). A path that does not begin with
-// '/', such as "*", has nothing to clean.
-func isClean(p string) bool { return p == "" || p[0] != '/' || cleanSegments(p[1:]) }
-
-// cleanSegments reports whether the '/'-separated segments of s are neither
-// "." nor "..", nor empty but for the last. A segment can only go wrong
-// where it begins with '/' or '.', that is at the start of s or where '/'
-// is followed by '/' or '.': it looks for those pairs eight bytes at a
-// time (words overlapping by one byte, so that no pair straddles two), and
-// only where it finds one walks the segments byte by byte.
-func cleanSegments(s string) bool {
-	n := len(s)
-	if n == 0 {
-		return true
-	}
-	if s[0] == '/' || s[0] == '.' {
-		return cleanSegmentsSlow(s)
-	}
-	p := unsafe.Pointer(unsafe.StringData(s))
-	if n < 8 {
-		for i := 0; i+1 < n; i++ {
-			if s[i] == '/' && (s[i+1] == '/' || s[i+1] == '.') {
-				return cleanSegmentsSlow(s)
-			}
-		}
-		return true
-	}
-	for i := 0; ; i += 7 {
-		if i+8 > n {
-			i = n - 8 // the last word, overlapping the one before
-		}
-		x := load64(unsafe.Add(p, i))
-		sl := bytesEqual(x, '/')
-		if sl&((sl|bytesEqual(x, '.'))>>8) != 0 {
-			return cleanSegmentsSlow(s)
-		}
-		if i+8 == n {
-			return true
-		}
-	}
-}
-
-// bytesEqual returns x with the high bit of each byte set where that byte
-// of x is c, and every other bit clear (exactly: no false positives).
-func bytesEqual(x uint64, c byte) uint64 {
-	t := x ^ lowBits*uint64(c)
-	return ^((t&lowSevenBits + lowSevenBits) | t) & highBits
-}
-
-// cleanSegmentsSlow is cleanSegments one byte at a time.
-func cleanSegmentsSlow(s string) bool {
-	prev := byte('/') // s begins a segment
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if prev == '/' && (c == '/' || c == '.') {
-			if c == '/' {
-				return false // an empty segment before the last
-			}
-			j := i + 1
-			if j < len(s) && s[j] == '.' {
-				j++
-			}
-			if j == len(s) || s[j] == '/' {
-				return false // the segment is "." or ".."
-			}
-		}
-		prev = c
-	}
-	return true
-}
-
-// cleanPath returns the canonical form of p, keeping a trailing slash.
-func cleanPath(p string) string {
-	if p == "" || p[0] != '/' {
-		p = "/" + p
-	}
-	c := path.Clean(p)
-	if strings.HasSuffix(p, "/") && c != "/" {
-		c += "/"
-	}
-	return c
-}
-
-// routingPath decodes every escape of the escaped path raw except %2F and
-// %25, which stay escaped so that the segments stay as the client sent them.
-func routingPath(raw string) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '%' && i+2 < len(raw) {
-			hi, lo := unhex(raw[i+1]), unhex(raw[i+2])
-			if hi < 16 && lo < 16 {
-				d := hi<<4 | lo
-				if d != '/' && d != '%' {
-					b.WriteByte(d)
-					i += 2
-					continue
-				}
-				b.WriteString(raw[i : i+3])
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
 }
 
 // refuseTarget answers 400 to a request whose target (req.RequestURI, as

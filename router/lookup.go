@@ -56,7 +56,7 @@ func (r *Router) Lookup(method, path string, vals []string) (Match, bool) {
 		vals[i] = path[spans[i].start:spans[i].end]
 	}
 	i := int((uintptr(unsafe.Pointer(rt)) - uintptr(unsafe.Pointer(&f.routes[0]))) / unsafe.Sizeof(route{}))
-	return Match{Route: i, Pattern: f.pattern(rt), Params: n}, true
+	return Match{Route: i, Pattern: rt.pattern, Params: n}, true
 }
 
 // MaxParams is the most parameters a route of the router has: the room

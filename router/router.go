@@ -1,7 +1,9 @@
 // Package router is vane's HTTP router: it sends each request to the
 // standard net/http handler registered for its method and path, with
-// net/http.ServeMux's patterns and precedence, standard middleware, groups
-// and mounts, and without allocating.
+// net/http.ServeMux's patterns, standard middleware, groups and mounts,
+// and without allocating. Where several routes match a path, the most
+// specific from the left wins (see Router), which agrees with ServeMux
+// wherever ServeMux accepts both routes.
 //
 // A handler gets the request as net/http gives it, with req.Pattern set to
 // the matched route's pattern; [Param] reads a path parameter from it. The
@@ -37,6 +39,13 @@ import (
 // left: static beats {name}, which beats {name...}, with backtracking, so
 // /users/new, /users/{id} and /users/{id}/posts/{post...} coexist.
 //
+// That rule agrees with ServeMux's (the route that matches fewer paths
+// wins) wherever one route's paths are a subset of the other's. Where
+// neither is, as with /a/{x}/c and /a/b/{y} (both match /a/b/c),
+// ServeMux refuses the second registration; Router accepts both and
+// gives /a/b/c to /a/b/{y}, whose static segment comes first from the
+// left. A route set written for ServeMux routes the same here.
+//
 // Routes are registered before the router serves its first request.
 // Registration is not safe for concurrent use, and registering a route once
 // the router has served a request panics. Serving is safe for concurrent use.
@@ -55,14 +64,15 @@ type Router struct {
 	prefix string  // group prefix, no trailing '/'
 	mws    []layer // group middleware, outermost first
 	routes int     // routes registered through this router
+	root   bool    // the router New returned, not a group
 }
 
 // mux is the state every router of a tree shares.
 type mux struct {
 	// Registration builds pointer trees (reg); the first request compiles
-	// them into flat (flat.go) and drops them. Prepare compiles them ahead
-	// into prepared, which the first request then takes as it is, and a
-	// registration after it drops.
+	// them into flat (compile.go) and drops them. Prepare compiles them
+	// ahead into prepared, which the first request then takes as it is,
+	// and a registration after it drops.
 	reg      *trees
 	flat     atomic.Pointer[flatTrees]
 	prepared *flatTrees
@@ -82,41 +92,7 @@ type mux struct {
 	redirectClean bool
 	autoOptions   bool
 	stdValues     bool
-
-	root *Router // the router New returned
 }
-
-// trees are a router's routes as registered, until they are compiled. The
-// trees of the standard methods and Mount's hold their routes with
-// parameters only: the static index answers the others before any walk
-// (static.go), so a walk never needs them, and they would only add nodes
-// for every walk to pass (the "/" after /people, where /people/{id} is a
-// route too). Other methods' trees hold all their routes.
-type trees struct {
-	byMethod [len(methodNames)]*node // one tree per standard method, routes with parameters only
-	custom   map[string]*node        // trees of other methods, every route
-	any      *node                   // Mount's routes with parameters, for every method
-	static   map[staticKey]struct{}  // the other routes of the standard methods and Mount's
-	all      []*registration         // every route in registration order
-}
-
-// staticKey is a static route of a standard method or Mount: its route
-// method number and pattern.
-type staticKey struct {
-	method  uint8
-	pattern string
-}
-
-// methodNames are the methods with a tree of their own, in the order Allow
-// headers list them.
-var methodNames = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
-
-// Route method numbers: methodIndex for methods with a tree of their own,
-// then Mount's, then the others in order of first use.
-const (
-	anyMethodID = len(methodNames)
-	firstCustom = anyMethodID + 1
-)
 
 // methodName is the method of route method number id.
 func (m *mux) methodName(id uint8) string {
@@ -129,29 +105,13 @@ func (m *mux) methodName(id uint8) string {
 	return m.customNames[int(id)-firstCustom]
 }
 
-func methodIndex(m string) int {
-	if m == "GET" { // most requests: one compare, not a search among nine
-		return 0
+// notServing panics if the router has served a request: what call
+// changes is read by every request without a lock, so it is set up
+// before serving, as with net/http.Server's fields.
+func (m *mux) notServing(call string) {
+	if m.flat.Load() != nil {
+		panic("vane: " + call + " on the root router after it started serving; set it up before the first request")
 	}
-	switch m {
-	case "HEAD":
-		return 1
-	case "POST":
-		return 2
-	case "PUT":
-		return 3
-	case "PATCH":
-		return 4
-	case "DELETE":
-		return 5
-	case "CONNECT":
-		return 6
-	case "OPTIONS":
-		return 7
-	case "TRACE":
-		return 8
-	}
-	return -1
 }
 
 // An Option configures a Router made by New.
@@ -198,8 +158,7 @@ func New(opts ...Option) *Router {
 			o.apply(m)
 		}
 	}
-	m.root = &Router{mux: m}
-	return m.root
+	return &Router{mux: m, root: true}
 }
 
 // ServeHTTP dispatches req to the handler of the most specific matching
@@ -270,48 +229,7 @@ func (r *Router) use(call string, ls []layer) {
 	r.mws = append(r.mws, ls...)
 }
 
-func (r *Router) isRoot() bool { return r == r.mux.root }
-
-// A layer is one middleware, in the standard form (Use) or over
-// http.HandlerFunc (UseFunc): exactly one of std and fn is set.
-type layer struct {
-	std func(http.Handler) http.Handler
-	fn  func(http.HandlerFunc) http.HandlerFunc
-}
-
-// stdLayers returns mw as layers.
-func stdLayers(mw []func(http.Handler) http.Handler) []layer {
-	ls := make([]layer, len(mw))
-	for i, m := range mw {
-		ls[i] = layer{std: m}
-	}
-	return ls
-}
-
-// chain wraps h in ls, the first outermost. It panics if a layer returns
-// nil.
-func chain(ls []layer, h http.Handler) http.Handler {
-	for i := len(ls) - 1; i >= 0; i-- {
-		if l := ls[i]; l.fn != nil {
-			h = l.fn(asFunc(h))
-		} else {
-			h = l.std(h)
-		}
-		if f, ok := h.(http.HandlerFunc); h == nil || ok && f == nil {
-			panic(fmt.Sprintf("vane: middleware %d of %d returned a nil handler", i, len(ls)))
-		}
-	}
-	return h
-}
-
-// asFunc returns h as a func: h itself when it is an http.HandlerFunc,
-// else its ServeHTTP method.
-func asFunc(h http.Handler) http.HandlerFunc {
-	if f, ok := h.(http.HandlerFunc); ok {
-		return f
-	}
-	return h.ServeHTTP
-}
+func (r *Router) isRoot() bool { return r.root }
 
 // NotFoundHandler sets the handler for requests that match no route. The
 // default answers 404 with an application/problem+json body. It panics
@@ -328,15 +246,6 @@ func (r *Router) NotFoundHandler(h http.Handler) {
 func (r *Router) MethodNotAllowedHandler(h http.Handler) {
 	r.mux.notServing("MethodNotAllowedHandler")
 	r.mux.notAllow = h
-}
-
-// notServing panics if the router has served a request: what call
-// changes is read by every request without a lock, so it is set up
-// before serving, as with net/http.Server's fields.
-func (m *mux) notServing(call string) {
-	if m.flat.Load() != nil {
-		panic("vane: " + call + " on the root router after it started serving; set it up before the first request")
-	}
 }
 
 // Handle registers h for requests with the given method (any token) and a
@@ -454,9 +363,6 @@ func afterSegments(p string, n int) string {
 	return p[i:]
 }
 
-// anyMethod marks Mount's routes.
-const anyMethod = "*"
-
 // mountedLength returns how many bytes of req's path the mount prefix
 // matched: everything but the rest parameter.
 func mountedLength(req *http.Request) int {
@@ -492,7 +398,7 @@ func (r *Router) Routes() []RouteInfo {
 			if !ok {
 				inner = rt.handler
 			}
-			out[i] = info(rt, f.pattern(rt), inner)
+			out[i] = info(rt, rt.pattern, inner)
 		}
 		return out
 	}
@@ -552,14 +458,15 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	if _, fn := h.(http.HandlerFunc); inner == nil && (len(r.mws) > 0 || !fn) {
 		inner = h
 	}
-	reg := &registration{inner: inner, pattern: pattern, mws: r.mws, route: route{
+	reg := &registration{inner: inner, mws: r.mws, route: route{
+		pattern:  pattern,
 		handler:  asFunc(chain(r.mws, h)),
 		nparams:  uint16(len(names)),
 		method:   uint8(id),
 		catchAll: parts[len(parts)-1].kind == catchAllNode,
 	}}
 	if id <= anyMethodID && len(names) == 0 {
-		// Only the static index answers it (static.go): a static route
+		// Only the static index answers it (buildStatic): a static route
 		// matches one path, which no other pattern shares.
 		key := staticKey{uint8(id), pattern}
 		if _, dup := m.reg.static[key]; dup {
@@ -569,7 +476,7 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 			m.reg.static = map[staticKey]struct{}{}
 		}
 		m.reg.static[key] = struct{}{}
-	} else if old := m.tree(method, true).insert(parts, reg); old != nil {
+	} else if old := m.reg.tree(method, true).insert(parts, reg); old != nil {
 		if old.pattern == pattern {
 			panic(fmt.Sprintf("vane: %s %s is already registered", method, pattern))
 		}
@@ -597,50 +504,4 @@ func (r *Router) Prepare() {
 	if m.flat.Load() == nil && m.prepared == nil {
 		m.prepared = compile(m)
 	}
-}
-
-// compiled returns the compiled trees, compiling them on first use (or
-// taking those Prepare made); from then on registration panics and the
-// pointer trees are gone.
-func (m *mux) compiled() *flatTrees {
-	if f := m.flat.Load(); f != nil {
-		return f
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if f := m.flat.Load(); f != nil {
-		return f
-	}
-	f := m.prepared
-	if f == nil {
-		f = compile(m)
-	}
-	m.reg, m.prepared = nil, nil
-	m.flat.Store(f)
-	return f
-}
-
-// tree returns the tree of method, creating it if asked.
-func (m *mux) tree(method string, create bool) *node {
-	if method == anyMethod {
-		if m.reg.any == nil && create {
-			m.reg.any = &node{}
-		}
-		return m.reg.any
-	}
-	if i := methodIndex(method); i >= 0 {
-		if m.reg.byMethod[i] == nil && create {
-			m.reg.byMethod[i] = &node{}
-		}
-		return m.reg.byMethod[i]
-	}
-	t := m.reg.custom[method]
-	if t == nil && create {
-		if m.reg.custom == nil {
-			m.reg.custom = map[string]*node{}
-		}
-		t = &node{}
-		m.reg.custom[method] = t
-	}
-	return t
 }

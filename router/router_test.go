@@ -95,6 +95,31 @@ func TestMatchPriority(t *testing.T) {
 	expectRoutes(t, r, tests)
 }
 
+// TestOverlapServeMuxRefuses: /p/{x}/c and /p/b/{y} both match /p/b/c and
+// neither matches only paths the other does, so ServeMux refuses to
+// register the second; the router takes both and gives /p/b/c to the
+// route whose static segment comes first from the left (Router's doc).
+func TestOverlapServeMuxRefuses(t *testing.T) {
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("ServeMux accepted /p/{x}/c beside /p/b/{y}; the Router doc says it refuses")
+			}
+		}()
+		m := http.NewServeMux()
+		m.HandleFunc("/p/{x}/c", func(http.ResponseWriter, *http.Request) {})
+		m.HandleFunc("/p/b/{y}", func(http.ResponseWriter, *http.Request) {})
+	}()
+	for _, order := range [][]string{{"/p/{x}/c", "/p/b/{y}"}, {"/p/b/{y}", "/p/{x}/c"}} {
+		r := echoRouter(t, nil, order...)
+		expectRoutes(t, r, []struct{ path, want string }{
+			{"/p/b/c", "/p/b/{y} y=c"},
+			{"/p/b/d", "/p/b/{y} y=d"},
+			{"/p/a/c", "/p/{x}/c x=a"},
+		})
+	}
+}
+
 func TestNoMatch(t *testing.T) {
 	r := echoRouter(t, []Option{RedirectTrailingSlash(false)}, "/users/{id}", "/users/{id}/posts", "/x/{p...}")
 	for _, p := range []string{"/users/", "/users", "/users/1/posts/", "/users/1/post", "/x", "/y", "/usersx/1"} {
@@ -477,13 +502,35 @@ func TestStdPathValues(t *testing.T) {
 		r.Get("/u/{id}/{rest...}", func(w http.ResponseWriter, req *http.Request) {
 			fmt.Fprint(w, req.PathValue("id"), "|", req.PathValue("rest"))
 		})
-		want := "|"
+		// A route without a catch-all takes dispatch's written-out path.
+		r.Get("/v/{id}", func(w http.ResponseWriter, req *http.Request) {
+			fmt.Fprint(w, req.PathValue("id"))
+		})
+		want, wantV := "|", ""
 		if on {
-			want = "7|a/b"
+			want, wantV = "7|a/b", "8"
 		}
 		if w := do(r, "GET", "/u/7/a/b"); w.Body.String() != want {
 			t.Errorf("StdPathValues(%v): %q, want %q", on, w.Body.String(), want)
 		}
+		if w := do(r, "GET", "/v/8"); w.Body.String() != wantV {
+			t.Errorf("StdPathValues(%v), /v/8: %q, want %q", on, w.Body.String(), wantV)
+		}
+	}
+}
+
+// TestSubtreeRedirectWithoutCleanPath checks that a catch-all match that
+// a more specific subtree's root would match with a slash added is
+// redirected there with RedirectCleanPath off too (dispatch's written-out
+// path must leave such a route to serveMatch).
+func TestSubtreeRedirectWithoutCleanPath(t *testing.T) {
+	r := echoRouter(t, []Option{RedirectCleanPath(false)}, "/a/{rest...}", "/a/b/")
+	w := do(r, "GET", "/a/b")
+	if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/a/b/" {
+		t.Errorf("GET /a/b: %d, Location %q; want 301 to /a/b/", w.Code, w.Header().Get("Location"))
+	}
+	if w := do(r, "GET", "/a/c"); w.Code != 200 || w.Body.String() != "/a/{rest...} rest=c" {
+		t.Errorf("GET /a/c: %d %q", w.Code, w.Body.String())
 	}
 }
 

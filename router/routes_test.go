@@ -204,6 +204,14 @@ func BenchmarkParam20(b *testing.B) {
 	benchRequests(b, r, req)
 }
 
+// BenchmarkDeepNesting is the bench module's DeepNesting row: four
+// parameters among ten segments, every one read.
+func BenchmarkDeepNesting(b *testing.B) {
+	r, req := microRoute("/api/v1/orgs/{org}/teams/{team}/members/{member}/roles/{role}/permissions",
+		"/api/v1/orgs/acme/teams/web/members/gordon/roles/admin/permissions", nil)
+	benchRequests(b, r, req)
+}
+
 func manyParamsRoute(n int) (string, string, http.HandlerFunc) {
 	p, u := manyParams(n)
 	return p, u, nil

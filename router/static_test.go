@@ -25,12 +25,12 @@ func TestStaticRoutesOnlyInIndex(t *testing.T) {
 			id := uint8(methodIndex(rt.method))
 			indexed := f.findStatic(id, rt.path)
 			switch {
-			case len(rt.names) == 0 && (indexed == nil || f.pattern(indexed) != rt.path):
+			case len(rt.names) == 0 && (indexed == nil || indexed.pattern != rt.path):
 				t.Errorf("%s %s %s: index %v", table, rt.method, rt.path, indexed)
 			case len(rt.names) != 0 && indexed != nil:
-				t.Errorf("%s %s %s: index found %q for a parameter route", table, rt.method, rt.path, f.pattern(indexed))
+				t.Errorf("%s %s %s: index found %q for a parameter route", table, rt.method, rt.path, indexed.pattern)
 			}
-			if got := f.lookup(rt.method, rt.path, vals); got == nil || f.pattern(got) != rt.pattern {
+			if got := f.lookup(rt.method, rt.path, vals); got == nil || got.pattern != rt.pattern {
 				t.Errorf("%s %s %s: lookup found %v, want %s", table, rt.method, rt.path, got, rt.pattern)
 			}
 		}
@@ -47,11 +47,11 @@ func TestStaticRoutesOnlyInIndex(t *testing.T) {
 // walkedRoutes returns how many routes the tree below node i holds, and
 // fails t if one of them has no parameters or a node leads to none.
 func walkedRoutes(t *testing.T, f *flatTrees, i uint32) int {
-	n := f.node(i)
+	n := &f.nodes[i]
 	routes := 0
 	if r := n.route & routeMask; r != 0 {
 		if rt := &f.routes[r-1]; rt.nparams == 0 {
-			t.Errorf("walked tree holds static route %s", f.pattern(rt))
+			t.Errorf("walked tree holds static route %s", rt.pattern)
 		}
 		routes++
 	}
@@ -94,7 +94,7 @@ func TestStaticIndexMany(t *testing.T) {
 		t.Fatalf("table of %d slots for 4000 routes: more than two thirds full", size)
 	}
 	for i, p := range paths {
-		if rt := f.findStatic(0, p); rt == nil || f.pattern(rt) != p {
+		if rt := f.findStatic(0, p); rt == nil || rt.pattern != p {
 			t.Fatalf("GET %s: found %v", p, rt)
 		}
 		rt := f.findStatic(2, p)
@@ -103,7 +103,7 @@ func TestStaticIndexMany(t *testing.T) {
 		}
 		for _, miss := range []string{p + "/", p[:len(p)-1], strings.Replace(p, "items", "itemz", 1)} {
 			if rt := f.findStatic(0, miss); rt != nil {
-				t.Fatalf("GET %s: found %q", miss, f.pattern(rt))
+				t.Fatalf("GET %s: found %q", miss, rt.pattern)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// The routing tree: one radix tree per HTTP method (see docs/router-tree.md).
+// The routing tree: one radix tree per HTTP method (see docs/design/router-tree.md).
 //
 // A node matches a run of static bytes (its prefix). Below it hang
 //
@@ -41,6 +41,10 @@ const (
 // maxPatternLen bounds a pattern so that a compiled prefix length fits 16 bits.
 const maxPatternLen = 1<<16 - 1
 
+// maxNameLen bounds a parameter's name, whose length a pattern's header
+// keeps in a byte (arena.go).
+const maxNameLen = 255
+
 type node struct {
 	prefix   string // static bytes matched by this node; "" for parameter, catch-all and root nodes
 	indices  string // first byte of each static child, in the order of children
@@ -54,10 +58,9 @@ type node struct {
 // route is a route as serving sees it (compiled into flatTrees.routes).
 type route struct {
 	handler  http.HandlerFunc // middleware chain composed at registration, called as a func (one call, where an http.Handler's method would make two)
-	pat      uint32           // the full pattern, group prefix included: its offset in flatTrees.patterns
-	plen     uint16           // and its length
+	pattern  string           // the full pattern, group prefix included; once compiled, in the pattern arena (arena.go)
 	nparams  uint16           // number of parameters
-	method   uint8            // route method number (router.go)
+	method   uint8            // route method number (tree.go, methodIndex)
 	catchAll bool             // the last parameter is a catch-all
 
 	// slashProbe: a catch-all route in a router that has other routes
@@ -70,9 +73,8 @@ type route struct {
 // registration is a route as registered, kept until the trees are compiled.
 type registration struct {
 	route
-	pattern string       // the full pattern, group prefix included
-	inner   http.Handler // the handler as registered, for Routes, if not handler (wrapped by middleware, or not an http.HandlerFunc)
-	mws     []layer      // the group's middleware, for Layers
+	inner http.Handler // the handler as registered, for Routes, if not handler (wrapped by middleware, or not an http.HandlerFunc)
+	mws   []layer      // the group's middleware, for Layers
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes
@@ -237,6 +239,91 @@ func commonPrefix(a, b string) int {
 		if a[i] != b[i] {
 			return i
 		}
+	}
+	return n
+}
+
+// trees are a router's routes as registered, until they are compiled. The
+// trees of the standard methods and Mount's hold their routes with
+// parameters only: the static index answers the others before any walk
+// (buildStatic), so a walk never needs them, and they would only add nodes
+// for every walk to pass (the "/" after /people, where /people/{id} is a
+// route too). Other methods' trees hold all their routes.
+type trees struct {
+	byMethod [len(methodNames)]*node // one tree per standard method, routes with parameters only
+	custom   map[string]*node        // trees of other methods, every route
+	any      *node                   // Mount's routes with parameters, for every method
+	static   map[staticKey]struct{}  // the other routes of the standard methods and Mount's
+	all      []*registration         // every route in registration order
+}
+
+// staticKey is a static route of a standard method or Mount: its route
+// method number and pattern.
+type staticKey struct {
+	method  uint8
+	pattern string
+}
+
+// methodNames are the methods with a tree of their own, in the order Allow
+// headers list them.
+var methodNames = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
+
+// Route method numbers: methodIndex for methods with a tree of their own,
+// then Mount's, then the others in order of first use.
+const (
+	anyMethodID = len(methodNames)
+	firstCustom = anyMethodID + 1
+)
+
+func methodIndex(m string) int {
+	if m == "GET" { // most requests: one compare, not a search among nine
+		return 0
+	}
+	switch m {
+	case "HEAD":
+		return 1
+	case "POST":
+		return 2
+	case "PUT":
+		return 3
+	case "PATCH":
+		return 4
+	case "DELETE":
+		return 5
+	case "CONNECT":
+		return 6
+	case "OPTIONS":
+		return 7
+	case "TRACE":
+		return 8
+	}
+	return -1
+}
+
+// anyMethod marks Mount's routes.
+const anyMethod = "*"
+
+// tree returns the tree of method, creating it if asked.
+func (t *trees) tree(method string, create bool) *node {
+	if method == anyMethod {
+		if t.any == nil && create {
+			t.any = &node{}
+		}
+		return t.any
+	}
+	if i := methodIndex(method); i >= 0 {
+		if t.byMethod[i] == nil && create {
+			t.byMethod[i] = &node{}
+		}
+		return t.byMethod[i]
+	}
+	n := t.custom[method]
+	if n == nil && create {
+		if t.custom == nil {
+			t.custom = map[string]*node{}
+		}
+		n = &node{}
+		t.custom[method] = n
 	}
 	return n
 }

@@ -4,10 +4,11 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"math"
 	"reflect"
 	"regexp"
-	"unsafe"
+	"strconv"
 
 	"github.com/vane-http/vane/schema"
 )
@@ -162,50 +163,70 @@ func (c *compiler) list(t reflect.Type, s *schema.Schema) (node, error) {
 	return n, nil
 }
 
-func equalFunc(t reflect.Type) func(a, b unsafe.Pointer) bool {
+func equalFunc(t reflect.Type) func(a, b addr.Addr) bool {
 	switch t.Kind() {
 	case reflect.String:
-		return func(a, b unsafe.Pointer) bool { return *(*string)(a) == *(*string)(b) }
+		return equalAs[string]
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		size := t.Size()
-		return func(a, b unsafe.Pointer) bool {
-			return unsafe.String((*byte)(a), size) == unsafe.String((*byte)(b), size)
-		}
+		// Equal integers (and booleans) have equal bits.
+		return bySize(t, equalAs[uint8], equalAs[uint16], equalAs[uint32], equalAs[uint64])
 	case reflect.Float32:
-		return func(a, b unsafe.Pointer) bool { return *(*float32)(a) == *(*float32)(b) }
+		return equalAs[float32]
 	case reflect.Float64:
-		return func(a, b unsafe.Pointer) bool { return *(*float64)(a) == *(*float64)(b) }
+		return equalAs[float64]
 	}
 	key := keyFunc(t) // as JSON instances, like the sets of long lists
-	return func(a, b unsafe.Pointer) bool { return key(a) == key(b) }
+	return func(a, b addr.Addr) bool { return key(a) == key(b) }
 }
+
+// bySize returns the one of u8 … u64 for the size of t, an integer or
+// boolean type: what reads its bits as an unsigned integer of that size.
+func bySize[F any](t reflect.Type, u8, u16, u32, u64 F) F {
+	switch t.Size() {
+	case 1:
+		return u8
+	case 2:
+		return u16
+	case 4:
+		return u32
+	}
+	return u64
+}
+
+// equalAs reports whether the values of type T at a and b are equal.
+func equalAs[T comparable](a, b addr.Addr) bool { return *addr.As[T](a) == *addr.As[T](b) }
 
 // keyFunc returns a function giving each value of type t a key such that
 // two values have the same key exactly when equalFunc finds them equal (as
-// JSON instances: 0 and -0 are one number). Numbers and booleans are their
-// bytes, strings themselves, anything else its JSON encoding (map keys
-// sorted), which is what the document's uniqueItems compares.
-func keyFunc(t reflect.Type) func(p unsafe.Pointer) string {
+// JSON instances: 0 and -0 are one number). Integers and booleans are
+// their bits in hexadecimal, strings themselves, anything else its JSON
+// encoding (map keys sorted), which is what the document's uniqueItems
+// compares.
+func keyFunc(t reflect.Type) func(p addr.Addr) string {
 	switch t.Kind() {
 	case reflect.String:
-		return func(p unsafe.Pointer) string { return *(*string)(p) }
+		return func(p addr.Addr) string { return *addr.As[string](p) }
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		size := t.Size()
-		return func(p unsafe.Pointer) string { return string(unsafe.Slice((*byte)(p), size)) }
+		return bySize(t, bitsKey[uint8], bitsKey[uint16], bitsKey[uint32], bitsKey[uint64])
 	case reflect.Float32:
-		return func(p unsafe.Pointer) string { return floatKey(float64(*(*float32)(p))) }
+		return func(p addr.Addr) string { return floatKey(float64(*addr.As[float32](p))) }
 	case reflect.Float64:
-		return func(p unsafe.Pointer) string { return floatKey(*(*float64)(p)) }
+		return func(p addr.Addr) string { return floatKey(*addr.As[float64](p)) }
 	}
-	return func(p unsafe.Pointer) string {
-		b, err := json.Marshal(reflect.NewAt(t, p).Interface())
+	return func(p addr.Addr) string {
+		b, err := json.Marshal(p.Value(t).Addr().Interface())
 		if err != nil {
 			return fmt.Sprintf("%p", p) // unencodable: unique to this item
 		}
 		return string(b)
 	}
+}
+
+// bitsKey is the key of the integer of type T at p: its bits.
+func bitsKey[T uint8 | uint16 | uint32 | uint64](p addr.Addr) string {
+	return strconv.FormatUint(uint64(*addr.As[T](p)), 16)
 }
 
 func floatKey(f float64) string {
@@ -308,7 +329,7 @@ func compileNumber(k reflect.Kind, s *schema.Schema) (node, error) {
 	}
 	n.simple = n.multipleOf == 0 && n.enum == nil
 	inRange := func(f float64) bool { return math.IsInf(f, 0) || (f > -1<<63 && f < 1<<63) }
-	if n.simple && (k == reflect.Int64 || (k == reflect.Int && unsafe.Sizeof(int(0)) == 8)) && inRange(n.lo) && inRange(n.hi) {
+	if n.simple && (k == reflect.Int64 || (k == reflect.Int && strconv.IntSize == 64)) && inRange(n.lo) && inRange(n.hi) {
 		// The common case of an id or a count: compare as int64.
 		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 		if n.lo > -1<<63 {

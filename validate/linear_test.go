@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 type linearStrings struct {
@@ -183,10 +183,10 @@ type countedNode struct {
 	w *work
 }
 
-func (c *countedNode) check(p unsafe.Pointer, col *collector) bool {
+func (c *countedNode) check(p addr.Addr, col *collector) bool {
 	c.w.add(&c.w.checks, 1)
 	if _, ok := c.n.(*stringNode); ok {
-		c.w.add(&c.w.bytes, len(*(*string)(p)))
+		c.w.add(&c.w.bytes, len(*addr.As[string](p)))
 	}
 	return c.n.check(p, col)
 }
@@ -218,8 +218,8 @@ func countWork(v *Validator, w *work) {
 			n.elem = wrap(n.elem)
 			if n.unique {
 				equal, key := n.equal, n.key
-				n.equal = func(a, b unsafe.Pointer) bool { w.add(&w.compares, 1); return equal(a, b) }
-				n.key = func(p unsafe.Pointer) string {
+				n.equal = func(a, b addr.Addr) bool { w.add(&w.compares, 1); return equal(a, b) }
+				n.key = func(p addr.Addr) string {
 					k := key(p)
 					w.add(&w.keys, 1)
 					w.add(&w.bytes, len(k))

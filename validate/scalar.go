@@ -2,13 +2,13 @@ package validate
 
 import (
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"math"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // stringNode checks minLength, maxLength (in code points, as JSON Schema
@@ -21,8 +21,8 @@ type stringNode struct {
 	enum           []string
 }
 
-func (n *stringNode) check(p unsafe.Pointer, c *collector) bool {
-	s := *(*string)(p)
+func (n *stringNode) check(p addr.Addr, c *collector) bool {
+	s := *addr.As[string](p)
 	ok := true
 	fail := func(msg string) {
 		ok = false
@@ -88,39 +88,39 @@ type numberNode struct {
 	enum         []float64
 }
 
-func load(k reflect.Kind, p unsafe.Pointer) float64 {
+func load(k reflect.Kind, p addr.Addr) float64 {
 	switch k {
 	case reflect.Int:
-		return float64(*(*int)(p))
+		return float64(*addr.As[int](p))
 	case reflect.Int8:
-		return float64(*(*int8)(p))
+		return float64(*addr.As[int8](p))
 	case reflect.Int16:
-		return float64(*(*int16)(p))
+		return float64(*addr.As[int16](p))
 	case reflect.Int32:
-		return float64(*(*int32)(p))
+		return float64(*addr.As[int32](p))
 	case reflect.Int64:
-		return float64(*(*int64)(p))
+		return float64(*addr.As[int64](p))
 	case reflect.Uint:
-		return float64(*(*uint)(p))
+		return float64(*addr.As[uint](p))
 	case reflect.Uint8:
-		return float64(*(*uint8)(p))
+		return float64(*addr.As[uint8](p))
 	case reflect.Uint16:
-		return float64(*(*uint16)(p))
+		return float64(*addr.As[uint16](p))
 	case reflect.Uint32:
-		return float64(*(*uint32)(p))
+		return float64(*addr.As[uint32](p))
 	case reflect.Uint64:
-		return float64(*(*uint64)(p))
+		return float64(*addr.As[uint64](p))
 	case reflect.Uintptr:
-		return float64(*(*uintptr)(p))
+		return float64(*addr.As[uintptr](p))
 	case reflect.Float32:
-		return float64(*(*float32)(p))
+		return float64(*addr.As[float32](p))
 	case reflect.Float64:
-		return *(*float64)(p)
+		return *addr.As[float64](p)
 	}
 	return 0
 }
 
-func (n *numberNode) check(p unsafe.Pointer, c *collector) bool {
+func (n *numberNode) check(p addr.Addr, c *collector) bool {
 	v := load(n.kind, p)
 	if c == nil && n.simple {
 		return v >= n.lo && v <= n.hi // false for NaN, as the bounds checks below
@@ -128,7 +128,7 @@ func (n *numberNode) check(p unsafe.Pointer, c *collector) bool {
 	return n.checkSlow(v, p, c)
 }
 
-func (n *numberNode) checkSlow(v float64, p unsafe.Pointer, c *collector) bool {
+func (n *numberNode) checkSlow(v float64, p addr.Addr, c *collector) bool {
 	ok := true
 	fail := func(msg string) {
 		ok = false
@@ -190,23 +190,23 @@ type int64Node struct {
 	slow   *numberNode
 }
 
-func (n *int64Node) check(p unsafe.Pointer, c *collector) bool {
-	if v := *(*int64)(p); c == nil && v >= n.lo && v <= n.hi {
+func (n *int64Node) check(p addr.Addr, c *collector) bool {
+	if v := *addr.As[int64](p); c == nil && v >= n.lo && v <= n.hi {
 		return true
 	}
 	return n.slow.check(p, c)
 }
 
-func (n *numberNode) box(p unsafe.Pointer) any {
+func (n *numberNode) box(p addr.Addr) any {
 	switch n.kind {
 	case reflect.Float32, reflect.Float64:
 		return load(n.kind, p)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return uint64(load(n.kind, p))
 	case reflect.Int64:
-		return *(*int64)(p)
+		return *addr.As[int64](p)
 	case reflect.Int:
-		return *(*int)(p)
+		return *addr.As[int](p)
 	}
 	return int64(load(n.kind, p))
 }
@@ -233,8 +233,8 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // boolNode checks a boolean enum.
 type boolNode struct{ allowTrue, allowFalse bool }
 
-func (n *boolNode) check(p unsafe.Pointer, c *collector) bool {
-	b := *(*bool)(p)
+func (n *boolNode) check(p addr.Addr, c *collector) bool {
+	b := *addr.As[bool](p)
 	if (b && n.allowTrue) || (!b && n.allowFalse) {
 		return true
 	}

@@ -2,8 +2,8 @@ package validate
 
 import (
 	"encoding/json"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
-	"unsafe"
 
 	"github.com/vane-http/vane/schema"
 )
@@ -173,9 +173,9 @@ func derefs(t reflect.Type) int {
 }
 
 // deref follows n pointers from p, or returns nil at a nil one.
-func deref(p unsafe.Pointer, n int) unsafe.Pointer {
-	for ; n > 0 && p != nil; n-- {
-		p = *(*unsafe.Pointer)(p)
+func deref(p addr.Addr, n int) addr.Addr {
+	for ; n > 0 && !p.IsNil(); n-- {
+		p = p.Deref()
 	}
 	return p
 }
@@ -218,7 +218,7 @@ type jscan struct {
 // scanOK reports whether data passes n; nullMsg is the failure of a null
 // document ("" when null is allowed). gp is the Go value data was decoded
 // into (what n describes; nil: not followed).
-func scanOK(n *scanNode, nullMsg string, data []byte, gp unsafe.Pointer) bool {
+func scanOK(n *scanNode, nullMsg string, data []byte, gp addr.Addr) bool {
 	s := jscan{data: data, ok: true}
 	if s.peek() == 'n' {
 		return nullMsg == ""
@@ -227,7 +227,7 @@ func scanOK(n *scanNode, nullMsg string, data []byte, gp unsafe.Pointer) bool {
 	return s.ok
 }
 
-func scanCollect(n *scanNode, nullMsg string, data []byte, gp unsafe.Pointer, c *collector) {
+func scanCollect(n *scanNode, nullMsg string, data []byte, gp addr.Addr, c *collector) {
 	s := jscan{data: data, ok: true, c: c}
 	if s.peek() == 'n' {
 		if nullMsg != "" {
@@ -261,7 +261,7 @@ func (s *jscan) stop() bool { return !s.ok && s.c == nil }
 
 // value scans the value at s.i against n (nil: skip it); gp is its
 // decoded Go value (nil: unknown).
-func (s *jscan) value(n *scanNode, gp unsafe.Pointer) {
+func (s *jscan) value(n *scanNode, gp addr.Addr) {
 	if n == nil {
 		s.skip()
 		return
@@ -310,7 +310,7 @@ func (s *jscan) str() ([]byte, bool) {
 	return s.data[start:], esc
 }
 
-func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
+func (s *jscan) object(n *scanNode, gp addr.Addr) {
 	s.i++ // {
 	var seen, present uint64
 	for !s.stop() {
@@ -340,8 +340,8 @@ func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
 			} else {
 				present |= p.pbit
 			}
-			var q unsafe.Pointer
-			if p.child != nil && gp != nil {
+			var q addr.Addr
+			if p.child != nil && !gp.IsNil() {
 				q = deref(p.field(gp), p.derefs)
 			}
 			if s.c != nil && p.child != nil {
@@ -365,7 +365,7 @@ func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
 			}
 		}
 	}
-	if gp == nil || present == 0 {
+	if gp.IsNil() || present == 0 {
 		return
 	}
 	// Properties sent at their zero value, which the checkers took for
@@ -376,7 +376,7 @@ func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
 			continue
 		}
 		q := p.field(gp)
-		if q == nil || !isEmpty(p.omit, q) {
+		if q.IsNil() || !isEmpty(p.omit, q) {
 			continue // checked with the value
 		}
 		if s.c == nil {
@@ -396,13 +396,13 @@ func (s *jscan) object(n *scanNode, gp unsafe.Pointer) {
 
 // field returns the address of p's field in the struct at gp, or nil
 // behind a nil embedded pointer.
-func (p *scanProp) field(gp unsafe.Pointer) unsafe.Pointer {
+func (p *scanProp) field(gp addr.Addr) addr.Addr {
 	if p.embed != nil {
-		if gp = followEmbedded(gp, p.embed); gp == nil {
-			return nil
+		if gp = followEmbedded(gp, p.embed); gp.IsNil() {
+			return addr.Addr{}
 		}
 	}
-	return unsafe.Add(gp, p.offset)
+	return gp.Field(p.offset)
 }
 
 // failHere records a failure at the current location.
@@ -425,27 +425,26 @@ func (s *jscan) fail(name, msg string) {
 // match finds the property named by the raw key, exactly as the decoder
 // does: a key that differs in case names no property.
 func (n *scanNode) match(raw []byte, esc bool) *scanProp {
-	key := unsafe.String(unsafe.SliceData(raw), len(raw))
 	if esc {
-		var k string
-		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
+		var key string
+		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &key) != nil {
 			return nil
 		}
-		key = k
+		raw = []byte(key)
 	}
 	for i := range n.props {
-		if n.props[i].name == key {
+		if n.props[i].name == string(raw) { // compared without a copy
 			return &n.props[i]
 		}
 	}
 	return nil
 }
 
-func (s *jscan) array(n *scanNode, gp unsafe.Pointer) {
+func (s *jscan) array(n *scanNode, gp addr.Addr) {
 	s.i++ // [
 	data, length := gp, n.alen
-	if gp != nil && n.alen < 0 {
-		data, length = sliceOf(gp)
+	if !gp.IsNil() && n.alen < 0 {
+		data, length = gp.Slice()
 	}
 	for idx := 0; !s.stop(); idx++ {
 		if s.peek() == ']' {
@@ -457,9 +456,9 @@ func (s *jscan) array(n *scanNode, gp unsafe.Pointer) {
 		}
 		start := s.i
 		null := n.elemNull != "" && s.peek() == 'n'
-		var q unsafe.Pointer
-		if data != nil && idx < length && n.elem != nil {
-			q = deref(unsafe.Add(data, uintptr(idx)*n.elemSize), n.elemDerefs)
+		var q addr.Addr
+		if !data.IsNil() && idx < length && n.elem != nil {
+			q = deref(data.Index(idx, n.elemSize), n.elemDerefs)
 		}
 		if s.c != nil {
 			m := s.c.pushIndex(idx)
@@ -504,14 +503,14 @@ func (s *jscan) mapValues(n *scanNode) {
 			if null {
 				s.failHere(n.elemNull)
 			}
-			s.value(n.elem, nil)
+			s.value(n.elem, addr.Addr{})
 			s.c.pop(m)
 		} else {
 			if null {
 				s.ok = false
 				return
 			}
-			s.value(n.elem, nil)
+			s.value(n.elem, addr.Addr{})
 		}
 		if s.peek() == ',' {
 			s.i++

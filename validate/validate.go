@@ -24,8 +24,8 @@ package validate
 import (
 	"context"
 	"fmt"
+	"github.com/vane-http/vane/internal/addr"
 	"reflect"
-	"unsafe"
 
 	"github.com/vane-http/vane/operation"
 	"github.com/vane-http/vane/problem"
@@ -267,11 +267,11 @@ func (v *Validator) Empty() bool { return v.root == nil && !v.scan }
 func (v *Validator) Type() reflect.Type { return v.typ }
 
 // pointer returns what ptr points to, after checking that it is a *T.
-func (v *Validator) pointer(ptr any, method string) unsafe.Pointer {
+func (v *Validator) pointer(ptr any, method string) addr.Addr {
 	if reflect.TypeOf(ptr) != v.ptrType {
 		panic(fmt.Sprintf("validate: %s called with %T, want *%v", method, ptr, v.typ))
 	}
-	return reflect.ValueOf(ptr).UnsafePointer()
+	return addr.OfValue(reflect.ValueOf(ptr))
 }
 
 // Validate checks *ptr, which must be a pointer to the validator's type, and
@@ -304,7 +304,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 			if f.bit != 0 && f.bit&present == 0 {
 				continue
 			}
-			q := unsafe.Add(p, f.offset)
+			q := p.Field(f.offset)
 			if f.omit != reflect.Invalid && isEmpty(f.omit, q) {
 				continue
 			}
@@ -315,7 +315,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		}
 	}
 	if ok && v.scan && rawJSON != nil {
-		ok = scanOK(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr))
+		ok = scanOK(v.body, v.bodyNul, rawJSON, deref(p.Field(v.bodyOff), v.bodyPtr))
 		if ok && v.inst != nil {
 			ok = v.inst.validate(rawJSON, nil)
 		}
@@ -327,7 +327,7 @@ func (v *Validator) ValidateInput(ctx context.Context, ptr any, rawJSON []byte, 
 		}
 		if v.scan && rawJSON != nil {
 			c.loc = append(c.loc[:0], v.bodyLoc...)
-			scanCollect(v.body, v.bodyNul, rawJSON, deref(unsafe.Add(p, v.bodyOff), v.bodyPtr), c)
+			scanCollect(v.body, v.bodyNul, rawJSON, deref(p.Field(v.bodyOff), v.bodyPtr), c)
 			if v.inst != nil {
 				c.loc = append(c.loc[:0], v.bodyLoc...)
 				v.inst.validate(rawJSON, c)
@@ -365,7 +365,7 @@ func (c *collector) pop(n int) { c.loc = c.loc[:n] }
 
 // node checks the value at p.
 type node interface {
-	check(p unsafe.Pointer, c *collector) bool
+	check(p addr.Addr, c *collector) bool
 }
 
 // structNode checks the fields of a struct that have something to check.
@@ -383,13 +383,13 @@ type fieldNode struct {
 	bit    uint64       // for an input's parameters: the presence bit (0: always present)
 }
 
-func (s *structNode) check(p unsafe.Pointer, c *collector) bool {
+func (s *structNode) check(p addr.Addr, c *collector) bool {
 	return s.checkPresent(p, c, allPresent)
 }
 
 const allPresent = ^uint64(0)
 
-func (s *structNode) checkPresent(p unsafe.Pointer, c *collector, present uint64) bool {
+func (s *structNode) checkPresent(p addr.Addr, c *collector, present uint64) bool {
 	ok := true
 	for i := range s.fields {
 		f := &s.fields[i]
@@ -398,11 +398,11 @@ func (s *structNode) checkPresent(p unsafe.Pointer, c *collector, present uint64
 		}
 		q := p
 		if f.embed != nil {
-			if q = followEmbedded(q, f.embed); q == nil {
+			if q = followEmbedded(q, f.embed); q.IsNil() {
 				continue
 			}
 		}
-		q = unsafe.Add(q, f.offset)
+		q = q.Field(f.offset)
 		if f.omit != reflect.Invalid && isEmpty(f.omit, q) {
 			continue // omitted from the JSON: nothing to check
 		}
@@ -427,17 +427,23 @@ func (s *structNode) checkPresent(p unsafe.Pointer, c *collector, present uint64
 	return ok
 }
 
-// isEmpty reports whether the value at p is what omitempty omits.
-func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
+// isEmpty reports whether the value at p, of kind k, is at the zero value
+// that makes the checkers take an omitempty field for absent: an empty
+// string or slice, a nil pointer or map, false, 0. That is omitempty's
+// rule but for maps: a non-nil empty map counts as present (its length
+// needs reflect) and is checked with its value, and so is an array or an
+// interface.
+func isEmpty(k reflect.Kind, p addr.Addr) bool {
 	switch k {
 	case reflect.String:
-		return len(*(*string)(p)) == 0
+		return len(*addr.As[string](p)) == 0
 	case reflect.Slice:
-		return len(*(*[]byte)(p)) == 0 // every slice header has the layout of a []byte's
+		_, n := p.Slice()
+		return n == 0
 	case reflect.Map, reflect.Pointer:
-		return *(*unsafe.Pointer)(p) == nil // a map's length needs reflect; nil is the common case
+		return p.Deref().IsNil()
 	case reflect.Bool:
-		return !*(*bool)(p)
+		return !*addr.As[bool](p)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64:
@@ -446,11 +452,11 @@ func isEmpty(k reflect.Kind, p unsafe.Pointer) bool {
 	return false
 }
 
-func followEmbedded(p unsafe.Pointer, offsets []uintptr) unsafe.Pointer {
+func followEmbedded(p addr.Addr, offsets []uintptr) addr.Addr {
 	for _, off := range offsets {
-		p = *(*unsafe.Pointer)(unsafe.Add(p, off))
-		if p == nil {
-			return nil
+		p = p.Field(off).Deref()
+		if p.IsNil() {
+			return addr.Addr{}
 		}
 	}
 	return p
@@ -459,20 +465,12 @@ func followEmbedded(p unsafe.Pointer, offsets []uintptr) unsafe.Pointer {
 // ptrNode checks what a non-nil pointer points to.
 type ptrNode struct{ elem node }
 
-func (n *ptrNode) check(p unsafe.Pointer, c *collector) bool {
-	q := *(*unsafe.Pointer)(p)
-	if q == nil {
+func (n *ptrNode) check(p addr.Addr, c *collector) bool {
+	q := p.Deref()
+	if q.IsNil() {
 		return true
 	}
 	return n.elem.check(q, c)
-}
-
-// sliceOf returns the data pointer and length of the slice at p, of any
-// element type: a slice's header does not depend on its element type, so
-// *[]T converts to *[]byte (unsafe.Pointer's rule 1).
-func sliceOf(p unsafe.Pointer) (unsafe.Pointer, int) {
-	s := *(*[]byte)(p)
-	return unsafe.Pointer(unsafe.SliceData(s)), len(s)
 }
 
 // listNode checks a slice or an array: its length, uniqueness and items.
@@ -485,16 +483,16 @@ type listNode struct {
 	minItems int // -1 when absent
 	maxItems int // -1 when absent
 	unique   bool
-	equal    func(a, b unsafe.Pointer) bool
-	key      func(p unsafe.Pointer) string // the item's identity for uniqueItems: equal items, equal keys
-	elem     node                          // nil when items have nothing to check
-	value    func(p unsafe.Pointer) any
+	equal    func(a, b addr.Addr) bool
+	key      func(p addr.Addr) string // the item's identity for uniqueItems: equal items, equal keys
+	elem     node                     // nil when items have nothing to check
+	value    func(p addr.Addr) any
 }
 
-func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
+func (n *listNode) check(p addr.Addr, c *collector) bool {
 	data, length := p, n.alen
 	if !n.array {
-		data, length = sliceOf(p)
+		data, length = p.Slice()
 	}
 	if n.maxItems >= 0 && length > n.maxItems {
 		if c == nil {
@@ -517,14 +515,14 @@ func (n *listNode) check(p unsafe.Pointer, c *collector) bool {
 				return false
 			}
 			m := c.pushIndex(j)
-			c.add(fmt.Sprintf("expected unique items: same as item %d", i), n.value(unsafe.Add(data, uintptr(j)*n.elemSize)))
+			c.add(fmt.Sprintf("expected unique items: same as item %d", i), n.value(data.Index(j, n.elemSize)))
 			c.pop(m)
 			ok = false
 		}
 	}
 	if n.elem != nil {
 		for i := 0; i < length; i++ {
-			q := unsafe.Add(data, uintptr(i)*n.elemSize)
+			q := data.Index(i, n.elemSize)
 			if c == nil {
 				if !n.elem.check(q, nil) {
 					return false
@@ -550,12 +548,12 @@ const smallList = 16
 // Up to smallList items it compares pairs without allocating; above, it
 // keeps a set of the items' keys, so its time is linear in the items'
 // total size and it allocates the set.
-func (n *listNode) duplicate(data unsafe.Pointer, length int) (int, int) {
+func (n *listNode) duplicate(data addr.Addr, length int) (int, int) {
 	if length <= smallList {
 		for j := 1; j < length; j++ {
-			b := unsafe.Add(data, uintptr(j)*n.elemSize)
+			b := data.Index(j, n.elemSize)
 			for i := 0; i < j; i++ {
-				if n.equal(unsafe.Add(data, uintptr(i)*n.elemSize), b) {
+				if n.equal(data.Index(i, n.elemSize), b) {
 					return i, j
 				}
 			}
@@ -564,7 +562,7 @@ func (n *listNode) duplicate(data unsafe.Pointer, length int) (int, int) {
 	}
 	seen := make(map[string]int, length)
 	for j := 0; j < length; j++ {
-		k := n.key(unsafe.Add(data, uintptr(j)*n.elemSize))
+		k := n.key(data.Index(j, n.elemSize))
 		if i, dup := seen[k]; dup {
 			return i, j
 		}
@@ -581,8 +579,8 @@ type mapNode struct {
 	elem     node
 }
 
-func (n *mapNode) check(p unsafe.Pointer, c *collector) bool {
-	m := reflect.NewAt(n.typ, p).Elem()
+func (n *mapNode) check(p addr.Addr, c *collector) bool {
+	m := p.Value(n.typ)
 	ok := true
 	size := m.Len()
 	if n.min >= 0 && size < n.min {
@@ -606,7 +604,7 @@ func (n *mapNode) check(p unsafe.Pointer, c *collector) bool {
 	val := reflect.New(n.typ.Elem()).Elem()
 	for it.Next() {
 		val.SetIterValue(it)
-		q := val.Addr().UnsafePointer()
+		q := addr.OfValue(val.Addr())
 		if c == nil {
 			if !n.elem.check(q, nil) {
 				return false
@@ -623,6 +621,6 @@ func (n *mapNode) check(p unsafe.Pointer, c *collector) bool {
 }
 
 // valueOf returns a function that boxes the value at p, for error reports.
-func valueOf(t reflect.Type) func(p unsafe.Pointer) any {
-	return func(p unsafe.Pointer) any { return reflect.NewAt(t, p).Elem().Interface() }
+func valueOf(t reflect.Type) func(p addr.Addr) any {
+	return func(p addr.Addr) any { return p.Value(t).Interface() }
 }

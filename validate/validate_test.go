@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -416,5 +417,44 @@ func TestPresentZeroValuesPassWithoutAllocating(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { v.Validate(ctx, &b, raw) }); n != 0 {
 		t.Errorf("Validate allocates %v times on success", n)
+	}
+}
+
+// TestUniqueItemsEveryIntegerSize: uniqueItems reads an integer or a
+// boolean by its own size, in short lists (pairs compared) and long ones
+// (a set of keys): values that differ only in their top byte are distinct,
+// and a repeat is found.
+func TestUniqueItemsEveryIntegerSize(t *testing.T) {
+	uniqueBySize(t, 0, 100, func(x uint64) int8 { return int8(x) })
+	uniqueBySize(t, 8, 100, func(x uint64) uint16 { return uint16(x) })
+	uniqueBySize(t, 24, 100, func(x uint64) int32 { return int32(x) })
+	uniqueBySize(t, 56, 100, func(x uint64) uint64 { return x })
+	uniqueBySize(t, 56, 100, func(x uint64) int { return int(x) })
+	uniqueBySize(t, 0, 2, func(x uint64) bool { return x != 0 })
+}
+
+// uniqueList is a list of T whose items must be unique.
+type uniqueList[T any] struct {
+	L []T `json:"l" uniqueItems:"true"`
+}
+
+// uniqueBySize checks uniqueItems on lists of T made by conv from values
+// i<<hi, for up to max distinct values.
+func uniqueBySize[T any](t *testing.T, hi uint, max int, conv func(uint64) T) {
+	t.Helper()
+	v := mustCompile(t, reflect.TypeFor[uniqueList[T]]())
+	for _, n := range []int{min(5, max), min(40, max)} { // pairs, then keys (above smallList)
+		l := make([]T, n, n+1)
+		for i := range l {
+			l[i] = conv(uint64(i) << hi)
+		}
+		if errs := v.Validate(context.Background(), &uniqueList[T]{l}, nil); errs != nil {
+			t.Errorf("%T, %d distinct items: %v", l, n, errs)
+		}
+		l = append(l, l[n/2])
+		errs := v.Validate(context.Background(), &uniqueList[T]{l}, nil)
+		if len(errs) != 1 || errs[0].Location != "body.l["+strconv.Itoa(n)+"]" {
+			t.Errorf("%T, %d items, the last repeating item %d: %v", l, n+1, n/2, errs)
+		}
 	}
 }

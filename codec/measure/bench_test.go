@@ -1,4 +1,4 @@
-// Package measure compares JSON codecs for vane's default (see docs/json-codec.md).
+// Package measure compares JSON codecs for vane's default (see docs/design/json-codec.md).
 // It is its own module so that the candidates never enter vane's go.mod.
 package measure
 

@@ -12,7 +12,7 @@ import (
 	"github.com/vane-http/vane/codec"
 )
 
-// The behaviours that decided the default codec (docs/json-codec.md), per
+// The behaviours that decided the default codec (docs/design/json-codec.md), per
 // candidate: whether it matches keys exactly, refuses duplicate keys and
 // invalid UTF-8, and keeps encoding/json's rules for the string option.
 // A library that changes any of them fails here, and the decision must be

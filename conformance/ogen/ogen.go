@@ -2,7 +2,7 @@
 // strictest Go generator: package petstore is generated from the served
 // /openapi.json by ogen (github.com/ogen-go/ogen), a client only, with
 // ogen.yml skipping just the features ogen does not implement (named in
-// docs/openapi.md). The test builds and starts the example service,
+// docs/design/openapi.md). The test builds and starts the example service,
 // checks that the committed client is what ogen makes of the document it
 // serves today, and drives the operations through it: a create, reads, a
 // conditional update, merge and JSON patches, typed problems and a delete.

@@ -25,7 +25,7 @@ type CreateItem struct {
 }
 
 // corsRouter is a vane router with rs/cors in front of every route, as
-// docs/middleware.md shows it.
+// docs/design/middleware.md shows it.
 func corsRouter() *vane.Router {
 	r := vane.New()
 	r.Use(cors.New(cors.Options{

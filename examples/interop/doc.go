@@ -3,5 +3,5 @@
 // (github.com/rs/cors), compression (github.com/klauspost/compress/gzhttp)
 // and OpenTelemetry tracing and metrics
 // (go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp).
-// docs/middleware.md shows the same code.
+// docs/design/middleware.md shows the same code.
 package interop

@@ -32,7 +32,7 @@ type Items struct {
 }
 
 // gzipRouter is a vane router whose responses gzhttp compresses, as
-// docs/middleware.md shows it.
+// docs/design/middleware.md shows it.
 func gzipRouter() *vane.Router {
 	r := vane.New()
 	r.Use(func(next http.Handler) http.Handler { return gzhttp.GzipHandler(next) })

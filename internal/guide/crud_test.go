@@ -74,6 +74,18 @@ func (c crud) create(ctx context.Context, in *CreateNoteIn) (*CreatedNote, error
 	return &CreatedNote{Location: "/notes/" + strconv.FormatInt(n.ID, 10), Body: n}, nil
 }
 
+// version reads note id into cur and returns its version for
+// Conditional.Write: Exists false when there is no such note, so that an
+// If-Match fails (412) and If-None-Match: * holds.
+func (c crud) version(ctx context.Context, id int64, cur *Note) (vane.Version, error) {
+	n, err := c.store.Get(ctx, id)
+	if errors.Is(err, errNoNote) {
+		return vane.Version{Exists: false}, nil
+	}
+	*cur = n
+	return vane.Version{ETag: versioned(n).ETag, LastModified: n.Changed, Exists: true}, err
+}
+
 // replace reads the current version, lets Write compare it with the
 // request's preconditions (412 when they fail), and writes only if the
 // note is still at that version; if another write came between, Write
@@ -81,12 +93,7 @@ func (c crud) create(ctx context.Context, in *CreateNoteIn) (*CreatedNote, error
 func (c crud) replace(ctx context.Context, in *ReplaceNote) (*VersionedNote, error) {
 	var cur, next Note
 	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
-		var err error
-		cur, err = c.store.Get(ctx, in.ID)
-		if errors.Is(err, errNoNote) {
-			return vane.Version{Exists: false}, nil
-		}
-		return vane.Version{ETag: versioned(cur).ETag, LastModified: cur.Changed, Exists: true}, err
+		return c.version(ctx, in.ID, &cur)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
 		var ok bool
 		var err error
@@ -102,12 +109,7 @@ func (c crud) replace(ctx context.Context, in *ReplaceNote) (*VersionedNote, err
 func (c crud) delete(ctx context.Context, in *DeleteNote) (*struct{}, error) {
 	var cur Note
 	return nil, in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
-		var err error
-		cur, err = c.store.Get(ctx, in.ID)
-		if errors.Is(err, errNoNote) {
-			return vane.Version{Exists: false}, nil
-		}
-		return vane.Version{ETag: versioned(cur).ETag, LastModified: cur.Changed, Exists: true}, err
+		return c.version(ctx, in.ID, &cur)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
 		ok, err := c.store.DeleteIf(ctx, in.ID, cur.Version)
 		return ok, notFound(err)

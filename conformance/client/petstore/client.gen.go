@@ -762,7 +762,7 @@ type UpdatePetParams struct {
 
 // UploadPetPhotoMultipartBody defines parameters for UploadPetPhoto.
 type UploadPetPhotoMultipartBody struct {
-	// Photo A JPEG, PNG, GIF or WebP image of at most 4 MiB.
+	// Photo A JPEG, PNG, GIF or WebP image. Sent as image/jpeg, image/png, image/gif, image/webp. At most 4 MiB.
 	Photo openapi_types.File `json:"photo"`
 }
 
@@ -1029,7 +1029,7 @@ type ClientInterface interface {
 
 	// GetPetPhoto Download a pet's photo
 	//
-	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 	//
 	// Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 	GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1248,7 +1248,7 @@ func (c *Client) UpdatePet(ctx context.Context, id int64, params *UpdatePetParam
 
 // GetPetPhoto Download a pet's photo
 //
-// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 //
 // Corresponds with GET /pets/{id}/photo (the `GetPetPhoto` operationId).
 func (c *Client) GetPetPhoto(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2069,7 +2069,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetPetPhotoWithResponse Download a pet's photo
 	//
-	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3064,8 +3064,22 @@ func (r UpdatePetResponse) ContentType() string {
 
 // GetPetPhotoResponse200Headers the declared response headers of an HTTP 200 response for GetPetPhoto
 type GetPetPhotoResponse200Headers struct {
+	AcceptRanges *string
 	CacheControl *string
 	Etag         *string
+}
+
+// GetPetPhotoResponse206Headers the declared response headers of an HTTP 206 response for GetPetPhoto
+type GetPetPhotoResponse206Headers struct {
+	AcceptRanges *string
+	CacheControl *string
+	ContentRange *string
+	Etag         *string
+}
+
+// GetPetPhotoResponse416Headers the declared response headers of an HTTP 416 response for GetPetPhoto
+type GetPetPhotoResponse416Headers struct {
+	ContentRange string
 }
 
 // GetPetPhotoResponse503Headers the declared response headers of an HTTP 503 response for GetPetPhoto
@@ -3082,6 +3096,8 @@ type GetPetPhotoResponse struct {
 	ApplicationproblemJSON406 *Problem
 	// ApplicationproblemJSON412 the response for an HTTP 412 `application/problem+json` response
 	ApplicationproblemJSON412 *Problem
+	// ApplicationproblemJSON416 the response for an HTTP 416 `application/problem+json` response
+	ApplicationproblemJSON416 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -3092,6 +3108,10 @@ type GetPetPhotoResponse struct {
 	ApplicationproblemJSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetPhotoResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *GetPetPhotoResponse206Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *GetPetPhotoResponse416Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPetPhotoResponse503Headers
 }
@@ -3109,6 +3129,11 @@ func (r GetPetPhotoResponse) GetApplicationproblemJSON406() *Problem {
 // GetApplicationproblemJSON412 returns the response for an HTTP 412 `application/problem+json` response
 func (r GetPetPhotoResponse) GetApplicationproblemJSON412() *Problem {
 	return r.ApplicationproblemJSON412
+}
+
+// GetApplicationproblemJSON416 returns the response for an HTTP 416 `application/problem+json` response
+func (r GetPetPhotoResponse) GetApplicationproblemJSON416() *Problem {
+	return r.ApplicationproblemJSON416
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -3467,7 +3492,7 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, id int6
 
 // GetPetPhotoWithResponse Download a pet's photo
 //
-// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified.
+// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4527,6 +4552,13 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 		}
 		response.ApplicationproblemJSON412 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON416 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4560,6 +4592,13 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetPetPhotoResponse200Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -4575,6 +4614,47 @@ func ParseGetPetPhotoResponse(rsp *http.Response) (*GetPetPhotoResponse, error) 
 			headers.Etag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers GetPetPhotoResponse206Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = &value
+		}
+		if values := rsp.Header.Values("Etag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Etag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Etag = &value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 416:
+		var headers GetPetPhotoResponse416Headers
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = value
+		}
+		response.Headers416 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPetPhotoResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

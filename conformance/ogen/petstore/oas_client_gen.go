@@ -204,7 +204,8 @@ type Invoker interface {
 	// GetPetPhoto invokes getPetPhoto operation.
 	//
 	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
-	// If-None-Match names it is answered 304 Not Modified.
+	// If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with
+	// If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 	//
 	// GET /pets/{id}/photo
 	GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error)
@@ -598,7 +599,8 @@ func (c *Client) sendGetPet(ctx context.Context, params GetPetParams) (res GetPe
 // GetPetPhoto invokes getPetPhoto operation.
 //
 // The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
-// If-None-Match names it is answered 304 Not Modified.
+// If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with
+// If-Range naming the ETag, a client resumes a download only if the photo has not changed.
 //
 // GET /pets/{id}/photo
 func (c *Client) GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error) {

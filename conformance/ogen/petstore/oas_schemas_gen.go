@@ -256,12 +256,52 @@ func (s GetPetPhotoOK) Read(p []byte) (n int, err error) {
 	return s.Data.Read(p)
 }
 
+type GetPetPhotoOKAcceptRanges string
+
+const (
+	GetPetPhotoOKAcceptRangesBytes GetPetPhotoOKAcceptRanges = "bytes"
+)
+
+// AllValues returns all GetPetPhotoOKAcceptRanges values.
+func (GetPetPhotoOKAcceptRanges) AllValues() []GetPetPhotoOKAcceptRanges {
+	return []GetPetPhotoOKAcceptRanges{
+		GetPetPhotoOKAcceptRangesBytes,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s GetPetPhotoOKAcceptRanges) MarshalText() ([]byte, error) {
+	switch s {
+	case GetPetPhotoOKAcceptRangesBytes:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *GetPetPhotoOKAcceptRanges) UnmarshalText(data []byte) error {
+	switch GetPetPhotoOKAcceptRanges(data) {
+	case GetPetPhotoOKAcceptRangesBytes:
+		*s = GetPetPhotoOKAcceptRangesBytes
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // GetPetPhotoOKHeaders wraps GetPetPhotoOK with response headers.
 type GetPetPhotoOKHeaders struct {
+	AcceptRanges OptGetPetPhotoOKAcceptRanges
 	CacheControl OptString
 	ContentType  string
 	Etag         OptString
 	Response     GetPetPhotoOK
+}
+
+// GetAcceptRanges returns the value of AcceptRanges.
+func (s *GetPetPhotoOKHeaders) GetAcceptRanges() OptGetPetPhotoOKAcceptRanges {
+	return s.AcceptRanges
 }
 
 // GetCacheControl returns the value of CacheControl.
@@ -282,6 +322,11 @@ func (s *GetPetPhotoOKHeaders) GetEtag() OptString {
 // GetResponse returns the value of Response.
 func (s *GetPetPhotoOKHeaders) GetResponse() GetPetPhotoOK {
 	return s.Response
+}
+
+// SetAcceptRanges sets the value of AcceptRanges.
+func (s *GetPetPhotoOKHeaders) SetAcceptRanges(val OptGetPetPhotoOKAcceptRanges) {
+	s.AcceptRanges = val
 }
 
 // SetCacheControl sets the value of CacheControl.
@@ -306,9 +351,244 @@ func (s *GetPetPhotoOKHeaders) SetResponse(val GetPetPhotoOK) {
 
 func (*GetPetPhotoOKHeaders) getPetPhotoRes() {}
 
+type GetPetPhotoPartialContentAcceptRanges string
+
+const (
+	GetPetPhotoPartialContentAcceptRangesBytes GetPetPhotoPartialContentAcceptRanges = "bytes"
+)
+
+// AllValues returns all GetPetPhotoPartialContentAcceptRanges values.
+func (GetPetPhotoPartialContentAcceptRanges) AllValues() []GetPetPhotoPartialContentAcceptRanges {
+	return []GetPetPhotoPartialContentAcceptRanges{
+		GetPetPhotoPartialContentAcceptRangesBytes,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s GetPetPhotoPartialContentAcceptRanges) MarshalText() ([]byte, error) {
+	switch s {
+	case GetPetPhotoPartialContentAcceptRangesBytes:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *GetPetPhotoPartialContentAcceptRanges) UnmarshalText(data []byte) error {
+	switch GetPetPhotoPartialContentAcceptRanges(data) {
+	case GetPetPhotoPartialContentAcceptRangesBytes:
+		*s = GetPetPhotoPartialContentAcceptRangesBytes
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// The photo, in the type it was uploaded in.
+type GetPetPhotoPartialContentImage struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s GetPetPhotoPartialContentImage) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+// GetPetPhotoPartialContentImageHeaders wraps GetPetPhotoPartialContentImage with response headers.
+type GetPetPhotoPartialContentImageHeaders struct {
+	AcceptRanges OptGetPetPhotoPartialContentAcceptRanges
+	CacheControl OptString
+	ContentRange OptString
+	ContentType  string
+	Etag         OptString
+	Response     GetPetPhotoPartialContentImage
+}
+
+// GetAcceptRanges returns the value of AcceptRanges.
+func (s *GetPetPhotoPartialContentImageHeaders) GetAcceptRanges() OptGetPetPhotoPartialContentAcceptRanges {
+	return s.AcceptRanges
+}
+
+// GetCacheControl returns the value of CacheControl.
+func (s *GetPetPhotoPartialContentImageHeaders) GetCacheControl() OptString {
+	return s.CacheControl
+}
+
+// GetContentRange returns the value of ContentRange.
+func (s *GetPetPhotoPartialContentImageHeaders) GetContentRange() OptString {
+	return s.ContentRange
+}
+
+// GetContentType returns the value of ContentType.
+func (s *GetPetPhotoPartialContentImageHeaders) GetContentType() string {
+	return s.ContentType
+}
+
+// GetEtag returns the value of Etag.
+func (s *GetPetPhotoPartialContentImageHeaders) GetEtag() OptString {
+	return s.Etag
+}
+
+// GetResponse returns the value of Response.
+func (s *GetPetPhotoPartialContentImageHeaders) GetResponse() GetPetPhotoPartialContentImage {
+	return s.Response
+}
+
+// SetAcceptRanges sets the value of AcceptRanges.
+func (s *GetPetPhotoPartialContentImageHeaders) SetAcceptRanges(val OptGetPetPhotoPartialContentAcceptRanges) {
+	s.AcceptRanges = val
+}
+
+// SetCacheControl sets the value of CacheControl.
+func (s *GetPetPhotoPartialContentImageHeaders) SetCacheControl(val OptString) {
+	s.CacheControl = val
+}
+
+// SetContentRange sets the value of ContentRange.
+func (s *GetPetPhotoPartialContentImageHeaders) SetContentRange(val OptString) {
+	s.ContentRange = val
+}
+
+// SetContentType sets the value of ContentType.
+func (s *GetPetPhotoPartialContentImageHeaders) SetContentType(val string) {
+	s.ContentType = val
+}
+
+// SetEtag sets the value of Etag.
+func (s *GetPetPhotoPartialContentImageHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
+// SetResponse sets the value of Response.
+func (s *GetPetPhotoPartialContentImageHeaders) SetResponse(val GetPetPhotoPartialContentImage) {
+	s.Response = val
+}
+
+func (*GetPetPhotoPartialContentImageHeaders) getPetPhotoRes() {}
+
+type GetPetPhotoPartialContentMultipartByteranges struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s GetPetPhotoPartialContentMultipartByteranges) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+// GetPetPhotoPartialContentMultipartByterangesHeaders wraps GetPetPhotoPartialContentMultipartByteranges with response headers.
+type GetPetPhotoPartialContentMultipartByterangesHeaders struct {
+	AcceptRanges OptGetPetPhotoPartialContentAcceptRanges
+	CacheControl OptString
+	ContentRange OptString
+	ContentType  string
+	Etag         OptString
+	Response     GetPetPhotoPartialContentMultipartByteranges
+}
+
+// GetAcceptRanges returns the value of AcceptRanges.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetAcceptRanges() OptGetPetPhotoPartialContentAcceptRanges {
+	return s.AcceptRanges
+}
+
+// GetCacheControl returns the value of CacheControl.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetCacheControl() OptString {
+	return s.CacheControl
+}
+
+// GetContentRange returns the value of ContentRange.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetContentRange() OptString {
+	return s.ContentRange
+}
+
+// GetContentType returns the value of ContentType.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetContentType() string {
+	return s.ContentType
+}
+
+// GetEtag returns the value of Etag.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetEtag() OptString {
+	return s.Etag
+}
+
+// GetResponse returns the value of Response.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) GetResponse() GetPetPhotoPartialContentMultipartByteranges {
+	return s.Response
+}
+
+// SetAcceptRanges sets the value of AcceptRanges.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetAcceptRanges(val OptGetPetPhotoPartialContentAcceptRanges) {
+	s.AcceptRanges = val
+}
+
+// SetCacheControl sets the value of CacheControl.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetCacheControl(val OptString) {
+	s.CacheControl = val
+}
+
+// SetContentRange sets the value of ContentRange.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetContentRange(val OptString) {
+	s.ContentRange = val
+}
+
+// SetContentType sets the value of ContentType.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetContentType(val string) {
+	s.ContentType = val
+}
+
+// SetEtag sets the value of Etag.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetEtag(val OptString) {
+	s.Etag = val
+}
+
+// SetResponse sets the value of Response.
+func (s *GetPetPhotoPartialContentMultipartByterangesHeaders) SetResponse(val GetPetPhotoPartialContentMultipartByteranges) {
+	s.Response = val
+}
+
+func (*GetPetPhotoPartialContentMultipartByterangesHeaders) getPetPhotoRes() {}
+
 type GetPetPhotoPreconditionFailed Problem
 
 func (*GetPetPhotoPreconditionFailed) getPetPhotoRes() {}
+
+// GetPetPhotoRequestedRangeNotSatisfiableHeaders wraps Problem with response headers.
+type GetPetPhotoRequestedRangeNotSatisfiableHeaders struct {
+	ContentRange string
+	Response     Problem
+}
+
+// GetContentRange returns the value of ContentRange.
+func (s *GetPetPhotoRequestedRangeNotSatisfiableHeaders) GetContentRange() string {
+	return s.ContentRange
+}
+
+// GetResponse returns the value of Response.
+func (s *GetPetPhotoRequestedRangeNotSatisfiableHeaders) GetResponse() Problem {
+	return s.Response
+}
+
+// SetContentRange sets the value of ContentRange.
+func (s *GetPetPhotoRequestedRangeNotSatisfiableHeaders) SetContentRange(val string) {
+	s.ContentRange = val
+}
+
+// SetResponse sets the value of Response.
+func (s *GetPetPhotoRequestedRangeNotSatisfiableHeaders) SetResponse(val Problem) {
+	s.Response = val
+}
+
+func (*GetPetPhotoRequestedRangeNotSatisfiableHeaders) getPetPhotoRes() {}
 
 type GetPetPhotoUnprocessableEntity Problem
 
@@ -552,6 +832,98 @@ func (o OptDate) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDate) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptGetPetPhotoOKAcceptRanges returns new OptGetPetPhotoOKAcceptRanges with value set to v.
+func NewOptGetPetPhotoOKAcceptRanges(v GetPetPhotoOKAcceptRanges) OptGetPetPhotoOKAcceptRanges {
+	return OptGetPetPhotoOKAcceptRanges{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptGetPetPhotoOKAcceptRanges is optional GetPetPhotoOKAcceptRanges.
+type OptGetPetPhotoOKAcceptRanges struct {
+	Value GetPetPhotoOKAcceptRanges
+	Set   bool
+}
+
+// IsSet returns true if OptGetPetPhotoOKAcceptRanges was set.
+func (o OptGetPetPhotoOKAcceptRanges) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptGetPetPhotoOKAcceptRanges) Reset() {
+	var v GetPetPhotoOKAcceptRanges
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptGetPetPhotoOKAcceptRanges) SetTo(v GetPetPhotoOKAcceptRanges) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptGetPetPhotoOKAcceptRanges) Get() (v GetPetPhotoOKAcceptRanges, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptGetPetPhotoOKAcceptRanges) Or(d GetPetPhotoOKAcceptRanges) GetPetPhotoOKAcceptRanges {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptGetPetPhotoPartialContentAcceptRanges returns new OptGetPetPhotoPartialContentAcceptRanges with value set to v.
+func NewOptGetPetPhotoPartialContentAcceptRanges(v GetPetPhotoPartialContentAcceptRanges) OptGetPetPhotoPartialContentAcceptRanges {
+	return OptGetPetPhotoPartialContentAcceptRanges{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptGetPetPhotoPartialContentAcceptRanges is optional GetPetPhotoPartialContentAcceptRanges.
+type OptGetPetPhotoPartialContentAcceptRanges struct {
+	Value GetPetPhotoPartialContentAcceptRanges
+	Set   bool
+}
+
+// IsSet returns true if OptGetPetPhotoPartialContentAcceptRanges was set.
+func (o OptGetPetPhotoPartialContentAcceptRanges) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptGetPetPhotoPartialContentAcceptRanges) Reset() {
+	var v GetPetPhotoPartialContentAcceptRanges
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptGetPetPhotoPartialContentAcceptRanges) SetTo(v GetPetPhotoPartialContentAcceptRanges) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptGetPetPhotoPartialContentAcceptRanges) Get() (v GetPetPhotoPartialContentAcceptRanges, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptGetPetPhotoPartialContentAcceptRanges) Or(d GetPetPhotoPartialContentAcceptRanges) GetPetPhotoPartialContentAcceptRanges {
 	if v, ok := o.Get(); ok {
 		return v
 	}

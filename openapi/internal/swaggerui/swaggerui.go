@@ -1,7 +1,7 @@
 // Package swaggerui embeds the prebuilt assets of Swagger UI (the npm package
 // swagger-ui-dist, Apache-2.0, see LICENSE and NOTICE) so that vane's docs
 // page works with no network access. update.sh vendors a new version; the
-// reasons for this choice are in docs/openapi.md.
+// reasons for this choice are in docs/design/openapi.md.
 //
 // The JavaScript and CSS are stored gzipped (gzip -9n, reproducible) and
 // compressed with zstd (-19), and are served as they are to clients that
