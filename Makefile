@@ -35,7 +35,7 @@ fuzz:
 #                (about an hour, most of it Huma registering 20,000 operations; its programs
 #                with 512 and 4,096 types build once, then come from the Go build cache)
 #   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the server on CPU 0
-#                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 13 minutes
+#                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 16 minutes
 #   bench-quick  CI: the correctness check and one short round of everything (the large-API
 #                workload at 100 and 1,000 operations); report under bench/results/quick/
 bench:

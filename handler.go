@@ -59,23 +59,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 	var st bind.State
 	defer st.Cleanup() // a multipart body's temporary files, once the handler is done
 	if prob := h.binder.Bind(req, path, in, &st); prob != nil {
-		if prob.Status == http.StatusUnprocessableEntity {
-			// Report the tag rules' failures too, except where a value
-			// did not even parse; a body that did not decode is not
-			// checked further.
-			var errs []problem.FieldError
-			if st.RawJSON != nil || !h.hasBody {
-				errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
-			} else {
-				errs = h.validator.CheckParams(in, st.Present)
-				if st.Mistyped != nil && h.bodyRules != nil {
-					// A value of the wrong type stopped the decoding: the
-					// body's other failures come from its JSON.
-					errs = append(errs, h.bodyRules.Validate(st.Mistyped, "body")...)
-				}
-			}
-			prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
-		}
+		h.bindProblem(ctx, in, &st, prob)
 		st.Release()
 		h.fail(w, req, prob)
 		return
@@ -107,8 +91,11 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
 		return
 	}
-	if h.writes && !h.preconditions(w, req, in) {
-		return
+	if h.writes {
+		if p := h.precondition(req.Method, req.Header, in); p != nil {
+			h.fail(w, req, p)
+			return
+		}
 	}
 	if h.idem != nil && h.serveKeyed(w, req, in) {
 		return
@@ -118,7 +105,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		if out != nil {
 			h.out.Discard(out) // its body, a file perhaps, is not sent
 		}
-		h.fail(w, req, problemOf(req, h.desc, err))
+		h.fail(w, req, problemOf(ctx, h.desc, err))
 		return
 	}
 	if out == nil {
@@ -134,8 +121,29 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 			h.fail(w, req, preconditionFailed())
 			return
 		}
-		h.fail(w, req, problemOf(req, h.desc, err))
+		h.fail(w, req, problemOf(ctx, h.desc, err))
 	}
+}
+
+// bindProblem completes prob, the binder's problem with the input in: a
+// 422 reports the tag rules' failures too, except where a value did not
+// even parse; a body that did not decode is not checked further.
+func (h *typedHandler[I, O]) bindProblem(ctx context.Context, in *I, st *bind.State, prob *problem.Details) {
+	if prob.Status != http.StatusUnprocessableEntity {
+		return
+	}
+	var errs []problem.FieldError
+	if st.RawJSON != nil || !h.hasBody {
+		errs = h.validator.ValidateInput(ctx, in, st.RawJSON, st.Present)
+	} else {
+		errs = h.validator.CheckParams(in, st.Present)
+		if st.Mistyped != nil && h.bodyRules != nil {
+			// A value of the wrong type stopped the decoding: the
+			// body's other failures come from its JSON.
+			errs = append(errs, h.bodyRules.Validate(st.Mistyped, "body")...)
+		}
+	}
+	prob.Errors = h.validator.Messages(mergeErrors(prob.Errors, errs))
 }
 
 // fail writes the problem p, through the router's ErrorHook if it has one.
@@ -154,33 +162,30 @@ func writeProblem(hook func(*http.Request, *problem.Details) *problem.Details, w
 	problem.Write(w, p) // a 503 without Retry-After gets problem.DefaultRetryAfter
 }
 
-// preconditions prepares the input's Conditional (a list over several
-// header lines joined) and answers 428 when it requires a precondition
-// the request does not carry, or, for an input without one, answers 412
+// precondition prepares the input's Conditional (a list over several
+// header lines joined) and is a 428 when it requires a precondition
+// the request does not carry, or, for an input without one, is a 412
 // to an If-Match that names entity tags; a POST with If-None-Match: * is
-// a 412 either way. It reports whether to go on.
-func (h *typedHandler[I, O]) preconditions(w http.ResponseWriter, req *http.Request, in *I) bool {
-	if req.Method == http.MethodPost && listHasAny(strings.Join(req.Header["If-None-Match"], ",")) {
-		h.fail(w, req, postIfNoneMatchAny())
-		return false
+// a 412 either way. It returns the problem to answer, or nil to go on.
+func (h *typedHandler[I, O]) precondition(method string, header http.Header, in *I) *problem.Details {
+	if method == http.MethodPost && listHasAny(strings.Join(header["If-None-Match"], ",")) {
+		return postIfNoneMatchAny()
 	}
 	if h.cond {
 		c := any(in).(conditionalInput).conditional()
-		c.joinLines(req.Header)
+		c.joinLines(header)
 		if h.required {
 			c.required = true
 			if !c.guarded() {
-				h.fail(w, req, missingPrecondition())
-				return false
+				return missingPrecondition()
 			}
 		}
-		return true
+		return nil
 	}
-	if unmatchableIfMatch(req.Header) {
-		h.fail(w, req, preconditionFailed())
-		return false
+	if unmatchableIfMatch(header) {
+		return preconditionFailed()
 	}
-	return true
+	return nil
 }
 
 // bodyDeadline makes a body that stalls a 408 before the deadline of the
@@ -220,8 +225,8 @@ func mergeErrors(first, more []problem.FieldError) []problem.FieldError {
 }
 
 // logHandlerError logs an error a client does not see.
-func logHandlerError(req *http.Request, d *operation.Description, err error) {
-	slog.ErrorContext(req.Context(), "vane: operation failed",
+func logHandlerError(ctx context.Context, d *operation.Description, err error) {
+	slog.ErrorContext(ctx, "vane: operation failed",
 		"operation", d.ID, "method", d.Method, "pattern", d.Pattern, "error", err)
 }
 
@@ -229,11 +234,11 @@ func logHandlerError(req *http.Request, d *operation.Description, err error) {
 // itself when it is one, a problem with its status and message when it is
 // a StatusError (the message only below 500), otherwise a 500 that keeps
 // the error to the log.
-func problemOf(req *http.Request, d *operation.Description, err error) *problem.Details {
+func problemOf(ctx context.Context, d *operation.Description, err error) *problem.Details {
 	var p *problem.Details
 	if errors.As(err, &p) {
 		if p.StatusCode() >= 500 {
-			logHandlerError(req, d, err)
+			logHandlerError(ctx, d, err)
 		}
 		return p
 	}
@@ -244,12 +249,12 @@ func problemOf(req *http.Request, d *operation.Description, err error) *problem.
 			status = http.StatusInternalServerError
 		}
 		if status >= 500 {
-			logHandlerError(req, d, err)
+			logHandlerError(ctx, d, err)
 			return problem.New(status, http.StatusText(status))
 		}
 		return problem.New(status, se.Error())
 	}
-	logHandlerError(req, d, err)
+	logHandlerError(ctx, d, err)
 	return problem.New(http.StatusInternalServerError, "the server failed to handle the request")
 }
 
@@ -272,5 +277,5 @@ func (r *Router) WriteError(w http.ResponseWriter, req *http.Request, err error)
 	if err == nil {
 		err = errors.New("vane: WriteError called with a nil error")
 	}
-	writeProblem(r.api.errorHook, w, req, problemOf(req, &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err))
+	writeProblem(r.api.errorHook, w, req, problemOf(req.Context(), &operation.Description{Method: req.Method, Pattern: req.URL.Path}, err))
 }

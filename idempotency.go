@@ -713,7 +713,7 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 			}
 			b, err := h.idem.body(in)
 			if err != nil {
-				return nil, problemOf(req, h.desc, err)
+				return nil, problemOf(req.Context(), h.desc, err)
 			}
 			return b, nil
 		}, fail)
@@ -732,7 +732,7 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 		if out != nil {
 			h.out.Discard(out)
 		}
-		p := problemOf(req, h.desc, err)
+		p := problemOf(req.Context(), h.desc, err)
 		inUse := errors.Is(err, ErrIdempotencyKeyInUse)
 		// Another request with the key may have recorded its outcome
 		// while this one ran (in another process): that is the answer.
@@ -748,7 +748,7 @@ func (h *typedHandler[I, O]) serveKeyed(w http.ResponseWriter, req *http.Request
 	rec := kr.lastRecorded()
 	if rec == nil {
 		if rec, err = h.encodeOutcome(req, kr, out); err != nil {
-			fail(problemOf(req, h.desc, err))
+			fail(problemOf(req.Context(), h.desc, err))
 			return true
 		}
 		if err := kr.ip.cfg.Store.Save(ctx, rec); err != nil {

@@ -194,6 +194,7 @@ func (r *Router) add(op *spec, d *operation.Description, h http.Handler) {
 			r.api.middleware = map[string][]func(http.Handler) http.Handler{}
 		}
 		r.api.middleware[d.Method+" "+d.Pattern] = op.Middleware
+		r.api.wrapped(d.Method+" "+d.Pattern, h) // for an engine, which runs the Middleware's engine forms itself
 	}
 }
 

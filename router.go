@@ -57,6 +57,9 @@ type api struct {
 	// middleware is each typed operation's own (Middleware given to it), by method and
 	// full pattern ("GET /pets/{id}"), for MergePatch.
 	middleware map[string][]func(http.Handler) http.Handler
+	// typed is each operation that its own Middleware wraps, unwrapped,
+	// by method and full pattern, for an engine (engine.go).
+	typed map[string]http.Handler
 	// maxStreams is the most event streams served at once (MaxStreams);
 	// streams counts those open.
 	maxStreams    int64

@@ -212,13 +212,6 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // arrives; see [Serve].
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	logger := s.logger()
-	s.draining.Store(false)
-	sigc := make(chan os.Signal, 1)
-	if sigs := s.signals(); sigs != nil {
-		signal.Notify(sigc, sigs...)
-		defer signal.Stop(sigc)
-	}
-
 	h := s.Handler
 	if h == nil {
 		h = http.NotFoundHandler()
@@ -255,9 +248,31 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if srv.MaxHeaderBytes == 0 {
 		srv.MaxHeaderBytes = 1 << 30 // "no limit"; net/http treats 0 as its default
 	}
+	return s.run(ctx, ln, srv)
+}
+
+// engineServer is a server s runs: net/http's, or another engine's (the
+// fast engine runs its own through engine.Hooks.Run).
+type engineServer interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error // graceful: stop accepting, finish what is in flight
+	Close() error                       // at once
+}
+
+// run serves e on ln until ctx is cancelled or a signal arrives, then
+// shuts it down in the order Server documents: draining, the drain delay,
+// then a graceful shutdown bounded by ShutdownTimeout.
+func (s *Server) run(ctx context.Context, ln net.Listener, e engineServer) error {
+	logger := s.logger()
+	s.draining.Store(false)
+	sigc := make(chan os.Signal, 1)
+	if sigs := s.signals(); sigs != nil {
+		signal.Notify(sigc, sigs...)
+		defer signal.Stop(sigc)
+	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- e.Serve(ln) }()
 	logger.InfoContext(ctx, "vane: serving", slog.String("addr", ln.Addr().String()))
 	if s.OnListen != nil {
 		s.OnListen(ln.Addr())
@@ -297,8 +312,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		sctx, cancel = context.WithTimeout(sctx, wait)
 		defer cancel()
 	}
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
+	if err := e.Shutdown(sctx); err != nil {
+		e.Close()
 		logger.Warn("vane: shutdown timed out; connections closed", slog.Any("error", err))
 		return err
 	}

@@ -318,6 +318,6 @@ func (rt *streamRuntime) serve(w http.ResponseWriter, req *http.Request, run fun
 		s.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // the connection may serve other requests
 	}
 	if err != nil && !errors.Is(err, ErrStreamClosed) && ctx.Err() == nil {
-		logHandlerError(req, rt.desc, err)
+		logHandlerError(req.Context(), rt.desc, err)
 	}
 }

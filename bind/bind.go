@@ -80,6 +80,13 @@
 // its maxSize tag bounds each file ("5MiB"): both are checked as the
 // body is read (422 and 413, naming the field; files.go).
 //
+// # Servers other than net/http's
+//
+// BindRequest binds a request given as a Request (its raw query, header
+// lines and body), for a server that has no *http.Request, such as vane's
+// fast engine; Bind reads the same from an *http.Request and runs the
+// same code, so that both bind alike.
+//
 // # Limits
 //
 // Memory follows the bytes received, never a client's declaration: the
@@ -595,9 +602,47 @@ func ptrTo[T any](v T) *T { return &v }
 // st.Release once it is done with st.RawJSON, and st.Cleanup once the
 // handler has returned.
 func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State) *problem.Details {
+	return b.bind(req, nil, pathValues, ptr, st)
+}
+
+// Request is a request as binding reads it, for a server other than
+// net/http's (vane's fast engine), which has no *http.Request: Bind fills
+// one from an *http.Request.
+//
+// Every string a handler can reach after binding points into RawQuery or
+// into Header's values, or is a copy: a server that reuses its buffers
+// gives strings that outlive the request (copies), as net/http's are.
+// Header is only read, during BindRequest. Body is read, and a Body of
+// type io.Reader is handed to the handler as it is.
+type Request struct {
+	RawQuery      string        // the query as sent, without '?', still escaped
+	Header        http.Header   // the header lines, by canonical name
+	Body          io.ReadCloser // nil or http.NoBody: none
+	ContentLength int64         // -1: unknown
+	// HTTP is the request for the input fields of type *http.Request;
+	// nil when the input has none (NeedsRequest).
+	HTTP *http.Request
+}
+
+// NeedsRequest reports whether the input has a field of type
+// *http.Request, which BindRequest sets to Request.HTTP.
+func (b *Binder) NeedsRequest() bool { return len(b.requests) > 0 }
+
+// BindRequest is Bind for a request given as a Request.
+func (b *Binder) BindRequest(req *Request, pathValues []string, ptr any, st *State) *problem.Details {
+	return b.bind(nil, req, pathValues, ptr, st)
+}
+
+// bind binds hr, or req when hr is nil. (Bind's request is read into a
+// Request here, rather than by Bind, so that Bind is a call that inlines.)
+func (b *Binder) bind(hr *http.Request, req *Request, pathValues []string, ptr any, st *State) *problem.Details {
 	base := b.base(ptr, "Bind")
 	for _, off := range b.requests {
-		*addr.As[*http.Request](base.Field(off)) = req
+		r := hr
+		if r == nil {
+			r = req.HTTP
+		}
+		*addr.As[*http.Request](base.Field(off)) = r
 	}
 	var errs []problem.FieldError
 	for i := range b.path {
@@ -612,11 +657,11 @@ func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State
 		st.Present |= p.bit
 	}
 	if len(b.query) > 0 {
-		errs = bindPairs(b.query, req.URL.RawQuery, base, st, errs)
+		errs = bindPairs(b.query, rawQuery(hr, req), base, st, errs)
 	}
 	for i := range b.header {
 		p := &b.header[i]
-		vals := req.Header[p.name]
+		vals := header(hr, req)[p.name]
 		if len(vals) == 0 {
 			errs = p.absent(base, st, errs)
 			continue
@@ -640,9 +685,12 @@ func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State
 		}
 	}
 	if len(b.cookie) > 0 {
-		errs = b.bindCookies(req, base, st, errs)
+		errs = b.bindCookies(header(hr, req)["Cookie"], base, st, errs)
 	}
 	if b.body != nil {
+		if hr != nil {
+			req = &Request{Header: hr.Header, Body: hr.Body, ContentLength: hr.ContentLength} // what the body needs
+		}
 		if prob := b.bindBody(req, base, st); prob != nil {
 			if prob.Status != http.StatusUnprocessableEntity || len(errs) == 0 {
 				prob.Errors = append(errs, prob.Errors...)
@@ -655,6 +703,22 @@ func (b *Binder) Bind(req *http.Request, pathValues []string, ptr any, st *State
 		return problem.New(http.StatusUnprocessableEntity, "validation failed", errs...)
 	}
 	return nil
+}
+
+// rawQuery is the raw query of hr, or of req when hr is nil.
+func rawQuery(hr *http.Request, req *Request) string {
+	if hr != nil {
+		return hr.URL.RawQuery
+	}
+	return req.RawQuery
+}
+
+// header is the header of hr, or of req when hr is nil.
+func header(hr *http.Request, req *Request) http.Header {
+	if hr != nil {
+		return hr.Header
+	}
+	return req.Header
 }
 
 func fieldErr(loc string, err error, value string) problem.FieldError {

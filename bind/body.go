@@ -154,12 +154,12 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 	return bb, rb, nil
 }
 
-func (b *Binder) bindBody(req *http.Request, base addr.Addr, st *State) *problem.Details {
+func (b *Binder) bindBody(req *Request, base addr.Addr, st *State) *problem.Details {
 	bb := b.body
 	dst := base.Field(bb.offset)
 	if req.Header["Content-Encoding"] != nil {
 		var prob *problem.Details
-		if req, prob = DecodeBody(req, b.limit); prob != nil {
+		if req, prob = decodeRequest(req, b.limit); prob != nil {
 			return prob
 		}
 	}
@@ -295,7 +295,7 @@ func bodyLocation(path string) string {
 	return "body." + path
 }
 
-func (b *Binder) bindForm(req *http.Request, base addr.Addr, st *State) *problem.Details {
+func (b *Binder) bindForm(req *Request, base addr.Addr, st *State) *problem.Details {
 	bb := b.body
 	ct := req.Header["Content-Type"]
 	if bodyEmpty(req) && (len(ct) == 0 || ct[0] == "") {
@@ -340,7 +340,7 @@ func (b *Binder) bindForm(req *http.Request, base addr.Addr, st *State) *problem
 // in temporary files (kept in st, for Cleanup), and mime/multipart's
 // bounds on parts and headers (1000 parts, 10000 headers; GODEBUG
 // multipartmaxparts and multipartmaxheaders change them).
-func (b *Binder) readMultipart(req *http.Request, params string, st *State) (*multipart.Form, *problem.Details) {
+func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipart.Form, *problem.Details) {
 	boundary, ok := mediaParam(params, "boundary")
 	if !ok || boundary == "" {
 		return nil, problem.New(http.StatusBadRequest, "multipart/form-data without a boundary parameter")

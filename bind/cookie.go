@@ -19,9 +19,9 @@ const (
 // only for fields of that type. The first cookie of a name wins, as with
 // http.Request.Cookie. A value in double quotes is unquoted (the cookie's
 // Quoted is set).
-func (b *Binder) bindCookies(req *http.Request, base addr.Addr, st *State, errs []problem.FieldError) []problem.FieldError {
+func (b *Binder) bindCookies(lines []string, base addr.Addr, st *State, errs []problem.FieldError) []problem.FieldError {
 	var seen uint64 // bit i: b.cookie[i]; at most MaxPresent
-	for _, line := range req.Header["Cookie"] {
+	for _, line := range lines {
 		for line != "" {
 			var part string
 			part, line, _ = cut(line, ';')

@@ -32,24 +32,54 @@ const AcceptEncoding = "gzip"
 // the last one: nothing after the data is ignored. The error's text is
 // meant for the client.
 func DecodeBody(req *http.Request, limit int64) (*http.Request, *problem.Details) {
-	codings := req.Header["Content-Encoding"]
-	if len(codings) == 0 {
+	if len(req.Header["Content-Encoding"]) == 0 {
 		return req, nil
+	}
+	body, prob := decodeBody(req.Header["Content-Encoding"], req.Body, limit)
+	if prob != nil || body == req.Body {
+		return req, prob
+	}
+	r2 := new(http.Request)
+	*r2 = *req
+	r2.Body = body
+	r2.ContentLength = -1 // the decompressed length is unknown
+	return r2, nil
+}
+
+// decodeRequest is DecodeBody for a Request: req itself, or a copy of it
+// whose body is its content decoded.
+func decodeRequest(req *Request, limit int64) (*Request, *problem.Details) {
+	body, prob := decodeBody(req.Header["Content-Encoding"], req.Body, limit)
+	if prob != nil || body == req.Body {
+		return req, prob
+	}
+	r2 := *req
+	r2.Body = body
+	r2.ContentLength = -1 // the decompressed length is unknown
+	return &r2, nil
+}
+
+// decodeBody returns body decoded by the content codings: body itself for
+// none or identity, else a reader of its gzip members whose Close closes
+// body (see DecodeBody).
+func decodeBody(codings []string, body io.ReadCloser, limit int64) (io.ReadCloser, *problem.Details) {
+	if len(codings) == 0 {
+		return body, nil
 	}
 	coding := strings.TrimSpace(strings.Join(codings, ","))
 	switch {
 	case coding == "" || strings.EqualFold(coding, "identity"):
-		return req, nil
+		return body, nil
 	case !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip"):
 		p := problem.New(http.StatusUnsupportedMediaType, "the request body's Content-Encoding "+quote(coding)+" is not one vane decodes: send it as it is, or with gzip")
 		return nil, p.WithHeader("Accept-Encoding", AcceptEncoding)
 	}
-	if req.Body == nil || req.Body == http.NoBody {
-		return req, nil
+	if body == nil || body == http.NoBody {
+		return body, nil
 	}
-	raw := req.Body
+	var raw io.Reader = body
 	if limit > 0 {
-		raw = http.MaxBytesReader(nil, raw, limit)
+		raw = http.MaxBytesReader(nil, body, limit)
 	}
 	zr, err := gzip.NewReader(raw)
 	if err != nil {
@@ -58,14 +88,10 @@ func DecodeBody(req *http.Request, limit int64) (*http.Request, *problem.Details
 		}
 		return nil, problem.New(http.StatusBadRequest, "the request body is not gzip, as its Content-Encoding says")
 	}
-	r2 := new(http.Request)
-	*r2 = *req
-	r2.Body = struct {
+	return struct {
 		io.Reader
 		io.Closer
-	}{gzipMembers{zr}, req.Body}
-	r2.ContentLength = -1 // the decompressed length is unknown
-	return r2, nil
+	}{gzipMembers{zr}, body}, nil
 }
 
 // gzipMembers reads every member of a gzip body (gzip.Reader's

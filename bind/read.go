@@ -47,7 +47,7 @@ func putBuffer(bp *[]byte) {
 }
 
 // bodyEmpty reports a request that has no body for sure.
-func bodyEmpty(req *http.Request) bool {
+func bodyEmpty(req *Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0
 }
 
@@ -55,7 +55,7 @@ func bodyEmpty(req *http.Request) bool {
 // limit: a Content-Length over it is refused before reading, and the
 // buffer never grows past limit+1 bytes. Memory follows the bytes that
 // arrive: a Content-Length sizes the buffer up to maxPresize only.
-func (b *Binder) readBody(req *http.Request, st *State) ([]byte, *problem.Details) {
+func (b *Binder) readBody(req *Request, st *State) ([]byte, *problem.Details) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}

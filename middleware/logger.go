@@ -1,8 +1,10 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -38,56 +40,79 @@ import (
 // one Logger received: http.Flusher, http.Hijacker, io.ReaderFrom, and the
 // rest through Unwrap for http.ResponseController.
 func Logger(logger *slog.Logger) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
+	mw := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rw := &responseWriter{ResponseWriter: w}
 			panicked := true
 			defer func() {
-				l := logger
-				if l == nil {
-					l = slog.Default()
-				}
-				status := rw.statusOr(http.StatusOK)
-				if panicked && !rw.started() {
-					status = http.StatusInternalServerError
-				}
-				level := slog.LevelInfo
-				if status >= 500 || panicked {
-					level = slog.LevelError
-				}
-				if !l.Enabled(r.Context(), level) {
-					return
-				}
-				attrs := [10]slog.Attr{
-					slog.String("method", r.Method),
-					slog.String("route", r.Pattern),
-					slog.String("path", r.URL.Path),
-					slog.Int("status", status),
-					slog.Int64("bytes", rw.bytes),
-					slog.Duration("duration", time.Since(start)),
-				}
-				n := 6
-				if id := RequestIDFrom(r.Context()); id != "" {
-					attrs[n] = slog.String("request_id", id)
-					n++
-				}
-				if ip := ClientIP(r); ip.IsValid() {
-					attrs[n] = slog.String("client", ip.String())
-					n++
-				}
-				if rw.hijacked {
-					attrs[n] = slog.Bool("hijacked", true)
-					n++
-				}
-				if panicked {
-					attrs[n] = slog.Bool("panic", true)
-					n++
-				}
-				l.LogAttrs(r.Context(), level, "request", attrs[:n]...)
+				logRequest(logger, r.Context(), requestRecord{
+					method: r.Method, route: r.Pattern, path: r.URL.Path, start: start,
+					status: rw.statusOr(http.StatusOK), started: rw.started(), bytes: rw.bytes,
+					client: ClientIP(r), hijacked: rw.hijacked, panicked: panicked,
+				})
 			}()
 			next.ServeHTTP(rw, r)
 			panicked = false
 		})
 	}
+	describe(mw, loggerForm(logger))
+	return mw
+}
+
+// requestRecord is what Logger logs of one request.
+type requestRecord struct {
+	method, route, path string
+	start               time.Time
+	status              int // sent, or 200 when the handler wrote nothing
+	started             bool
+	bytes               int64
+	client              netip.Addr
+	hijacked, panicked  bool
+}
+
+// logRequest writes Logger's record of rec to logger (slog.Default()
+// when nil), with ctx.
+func logRequest(logger *slog.Logger, ctx context.Context, rec requestRecord) {
+	l := logger
+	if l == nil {
+		l = slog.Default()
+	}
+	status := rec.status
+	if rec.panicked && !rec.started {
+		status = http.StatusInternalServerError
+	}
+	level := slog.LevelInfo
+	if status >= 500 || rec.panicked {
+		level = slog.LevelError
+	}
+	if !l.Enabled(ctx, level) {
+		return
+	}
+	attrs := [10]slog.Attr{
+		slog.String("method", rec.method),
+		slog.String("route", rec.route),
+		slog.String("path", rec.path),
+		slog.Int("status", status),
+		slog.Int64("bytes", rec.bytes),
+		slog.Duration("duration", time.Since(rec.start)),
+	}
+	n := 6
+	if id := RequestIDFrom(ctx); id != "" {
+		attrs[n] = slog.String("request_id", id)
+		n++
+	}
+	if rec.client.IsValid() {
+		attrs[n] = slog.String("client", rec.client.String())
+		n++
+	}
+	if rec.hijacked {
+		attrs[n] = slog.Bool("hijacked", true)
+		n++
+	}
+	if rec.panicked {
+		attrs[n] = slog.Bool("panic", true)
+		n++
+	}
+	l.LogAttrs(ctx, level, "request", attrs[:n]...)
 }

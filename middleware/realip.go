@@ -56,9 +56,9 @@ func RealIP(cfg RealIPConfig) func(http.Handler) http.Handler {
 	if header == "" {
 		header = "X-Forwarded-For"
 	}
-	return func(next http.Handler) http.Handler {
+	mw := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			client := clientAddr(r, trusted, header)
+			client := clientAddr(r.RemoteAddr, r.Header, trusted, header)
 			if !client.IsValid() {
 				next.ServeHTTP(w, r) // a RemoteAddr that is no address (a test, a unix socket)
 				return
@@ -66,6 +66,8 @@ func RealIP(cfg RealIPConfig) func(http.Handler) http.Handler {
 			serveDerived(next, w, r, r.WithContext(context.WithValue(r.Context(), clientIPKey{}, client)))
 		})
 	}
+	describe(mw, realIPForm(trusted, header))
+	return mw
 }
 
 // ClientIPFrom returns the client address [RealIP] found for the request
@@ -114,13 +116,14 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// clientAddr applies RealIP's rules to r.
-func clientAddr(r *http.Request, trusted []netip.Prefix, header string) netip.Addr {
-	peer := peerAddr(r.RemoteAddr)
+// clientAddr applies RealIP's rules to a request from remoteAddr with
+// header lines h.
+func clientAddr(remoteAddr string, h http.Header, trusted []netip.Prefix, header string) netip.Addr {
+	peer := peerAddr(remoteAddr)
 	if !peer.IsValid() || !isTrusted(peer, trusted) {
 		return peer
 	}
-	values := r.Header[header]
+	values := h[header]
 	if len(values) == 0 {
 		return peer
 	}

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -25,41 +26,49 @@ var problem500 = problem.NewFixed(problem.New(http.StatusInternalServerError, "T
 // A panic with http.ErrAbortHandler itself is passed on unlogged: it is how
 // a handler asks net/http to abort the response.
 func Recoverer(logger *slog.Logger) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
+	mw := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// One small allocation per request; not pooled, because a
 			// handler that (wrongly) writes after returning would then write
 			// into another request's response.
 			rw := &responseWriter{ResponseWriter: w}
 			defer func() {
-				v := recover()
-				if v == nil {
-					return
+				if v := recover(); v != nil {
+					recovered(logger, v, rw.started(), w, r.Context(), r.Method, r.URL.Path)
 				}
-				wrote := rw.started()
-				if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
-					panic(v)
-				}
-				l := logger
-				if l == nil {
-					l = slog.Default()
-				}
-				l.ErrorContext(r.Context(), "panic serving request",
-					slog.String("method", r.Method),
-					slog.String("path", r.URL.Path),
-					slog.Any("panic", v),
-					slog.String("stack", string(debug.Stack())))
-				if wrote {
-					panic(http.ErrAbortHandler)
-				}
-				h := w.Header()
-				for k := range h {
-					delete(h, k) // drop what the handler had set
-				}
-				h.Set("Cache-Control", "no-store")
-				problem500.Write(w)
 			}()
 			next.ServeHTTP(rw, r)
 		})
 	}
+	describe(mw, recovererForm(logger))
+	return mw
+}
+
+// recovered is Recoverer's answer to the panic v of a handler of the
+// request (method, path) whose writer is w (wrote: the response has
+// started): http.ErrAbortHandler panics on; anything else is logged and
+// answered 500, or, when the response has started, becomes an
+// http.ErrAbortHandler panic.
+func recovered(logger *slog.Logger, v any, wrote bool, w http.ResponseWriter, ctx context.Context, method, path string) {
+	if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+		panic(v)
+	}
+	l := logger
+	if l == nil {
+		l = slog.Default()
+	}
+	l.ErrorContext(ctx, "panic serving request",
+		slog.String("method", method),
+		slog.String("path", path),
+		slog.Any("panic", v),
+		slog.String("stack", string(debug.Stack())))
+	if wrote {
+		panic(http.ErrAbortHandler)
+	}
+	h := w.Header()
+	for k := range h {
+		delete(h, k) // drop what the handler had set
+	}
+	h.Set("Cache-Control", "no-store")
+	problem500.Write(w)
 }

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -29,40 +30,59 @@ func Throttle(limit, backlog int, wait time.Duration) func(http.Handler) http.Ha
 	if limit < 1 || backlog < 0 {
 		panic("middleware: Throttle needs limit >= 1 and backlog >= 0")
 	}
-	slots := make(chan struct{}, limit)
-	var waiting atomic.Int64
-	return func(next http.Handler) http.Handler {
+	t := &throttle{slots: make(chan struct{}, limit), backlog: int64(backlog), wait: wait}
+	mw := func(next http.Handler) http.Handler {
 		return Answering(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case slots <- struct{}{}:
-			default:
-				if waiting.Add(1) > int64(backlog) {
-					waiting.Add(-1)
-					writeBusy(w)
-					return
-				}
-				timer := time.NewTimer(wait)
-				select {
-				case slots <- struct{}{}:
-					waiting.Add(-1)
-					timer.Stop()
-				case <-timer.C:
-					waiting.Add(-1)
-					writeBusy(w)
-					return
-				case <-r.Context().Done():
-					waiting.Add(-1)
-					timer.Stop()
-					return
-				}
+			if !t.acquire(w, r.Context()) {
+				return
 			}
-			defer func() { <-slots }()
+			defer t.release()
 			next.ServeHTTP(w, r)
 		}), throttleAnswers...)
 	}
+	describe(mw, t.form)
+	return mw
 }
 
-// problemBusy is the answer to a request Throttle turns away.
+// throttle is the state of one Throttle, which its net/http and engine
+// forms share.
+type throttle struct {
+	slots   chan struct{}
+	waiting atomic.Int64
+	backlog int64
+	wait    time.Duration
+}
+
+// acquire takes a slot, waiting in the backlog if there is room, and
+// reports whether it did; when it did not, it answered w (503), unless
+// ctx ended first.
+func (t *throttle) acquire(w http.ResponseWriter, ctx context.Context) bool {
+	select {
+	case t.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if t.waiting.Add(1) > t.backlog {
+		t.waiting.Add(-1)
+		writeBusy(w)
+		return false
+	}
+	timer := time.NewTimer(t.wait)
+	defer timer.Stop()
+	defer t.waiting.Add(-1)
+	select {
+	case t.slots <- struct{}{}:
+		return true
+	case <-timer.C:
+		writeBusy(w)
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (t *throttle) release() { <-t.slots }
+
 var problemBusy = problem.NewFixed(problem.New(http.StatusServiceUnavailable, "The server is busy; retry shortly."))
 
 func writeBusy(w http.ResponseWriter) {

@@ -84,66 +84,78 @@ const TimeoutBuffer = 64 << 10
 // The handler it makes is an Answerer of its 503 (see Answers), which a
 // vane router documents on the operations behind it.
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
+	mw := func(next http.Handler) http.Handler {
 		return Answering(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			deadline := time.Now().Add(d)
-			ctx, cancel := context.WithDeadlineCause(r.Context(), deadline, errOwnDeadline)
-			defer cancel()
-			r2 := r.WithContext(ctx)
-			tw := &timeoutWriter{w: w, ctx: ctx, deadline: deadline, h: w.Header().Clone(), head: r.Method == http.MethodHead}
-			done := make(chan struct{})
-			var panicVal any
-			go func() {
-				defer func() {
-					if p := recover(); p != nil {
-						panicVal = goroutinePanic(p)
-					}
-					close(done)
-				}()
+			var r2 *http.Request
+			serveTimeout(d, w, r.Context(), r.Method == http.MethodHead, func(tw http.ResponseWriter, ctx context.Context) {
+				r2 = r.WithContext(ctx)
 				next.ServeHTTP(tw, r2)
-			}()
-
-			finished := done
-			select {
-			case <-done:
-			case <-ctx.Done():
-				finished = nil
-				if context.Cause(ctx) != errOwnDeadline {
-					// The request's own context ended first: the client
-					// went away or half-closed its connection (and may
-					// still read). Not this middleware's deadline: the
-					// handler's answer goes out if it comes within it.
-					own := time.NewTimer(time.Until(deadline))
-					select {
-					case <-done:
-						finished = done
-					case <-own.C:
-					}
-					own.Stop()
-				}
-			}
-			if finished == nil {
-				// A handler sending its body, which extends its write
-				// deadline past d, is cut only when that deadline passes.
-				finished = tw.waitExtended(done)
-			}
-			if finished != nil {
-				copyPattern(r, r2)
-				if panicVal != nil {
-					tw.close(errPanicked)
-					panic(panicVal)
-				}
-				if !tw.finish() && tw.timeout() {
-					panic(http.ErrAbortHandler)
-				}
-				return
-			}
-			if tw.timeout() {
-				panic(http.ErrAbortHandler) // part of the response is out
-			}
-			go reportLatePanic(done, &panicVal)
+			}, func() { copyPattern(r, r2) })
 		}), timeoutAnswers...)
 	}
+	describe(mw, timeoutForm(d))
+	return mw
+}
+
+// serveTimeout is Timeout's work, for either engine: serve runs the
+// handler with tw and its context, on a goroutine of its own; finished
+// is called on the serving goroutine when the handler returned in time.
+func serveTimeout(d time.Duration, w http.ResponseWriter, parent context.Context, head bool, serve func(tw http.ResponseWriter, ctx context.Context), finished func()) {
+	deadline := time.Now().Add(d)
+	ctx, cancel := context.WithDeadlineCause(parent, deadline, errOwnDeadline)
+	defer cancel()
+	tw := &timeoutWriter{w: w, ctx: ctx, deadline: deadline, h: w.Header().Clone(), head: head}
+	done := make(chan struct{})
+	var panicVal any
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				panicVal = goroutinePanic(p)
+			}
+			close(done)
+		}()
+		serve(tw, ctx)
+	}()
+
+	ended := done
+	select {
+	case <-done:
+	case <-ctx.Done():
+		ended = nil
+		if context.Cause(ctx) != errOwnDeadline {
+			// The request's own context ended first: the client
+			// went away or half-closed its connection (and may
+			// still read). Not this middleware's deadline: the
+			// handler's answer goes out if it comes within it.
+			own := time.NewTimer(time.Until(deadline))
+			select {
+			case <-done:
+				ended = done
+			case <-own.C:
+			}
+			own.Stop()
+		}
+	}
+	if ended == nil {
+		// A handler sending its body, which extends its write
+		// deadline past d, is cut only when that deadline passes.
+		ended = tw.waitExtended(done)
+	}
+	if ended != nil {
+		finished()
+		if panicVal != nil {
+			tw.close(errPanicked)
+			panic(panicVal)
+		}
+		if !tw.finish() && tw.timeout() {
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	if tw.timeout() {
+		panic(http.ErrAbortHandler) // part of the response is out
+	}
+	go reportLatePanic(done, &panicVal)
 }
 
 // timeoutWriter is the ResponseWriter of a handler behind Timeout. Every

@@ -33,6 +33,11 @@ type responseWriter struct {
 // the client: the status can no longer change.
 func (w *responseWriter) started() bool { return w.status != 0 || w.hijacked }
 
+// Started, Status and Written make a responseWriter an engineWriter.
+func (w *responseWriter) Started() bool  { return w.started() }
+func (w *responseWriter) Status() int    { return w.statusOr(http.StatusOK) }
+func (w *responseWriter) Written() int64 { return w.bytes }
+
 // statusOr returns the status sent, or def when the response has not
 // started (a handler that writes nothing gets net/http's 200).
 func (w *responseWriter) statusOr(def int) int {

@@ -47,6 +47,11 @@ func (e *Encoders) Acceptable(req *http.Request) bool {
 	return e.negotiate(req.Header["Accept"]) >= 0
 }
 
+// AcceptableHeader is Acceptable for a request's header lines.
+func (e *Encoders) AcceptableHeader(h http.Header) bool {
+	return e.negotiate(h["Accept"]) >= 0
+}
+
 // ErrNotAcceptable is Write's error when no media type the operation can
 // answer with is acceptable to the request; NotAcceptable says which are.
 var ErrNotAcceptable = errors.New("respond: no acceptable media type")

@@ -302,38 +302,44 @@ func newMultipartRanges(rs []byteRange, size int64, contentType string) multipar
 var acceptRanges = []string{"bytes"}
 
 // writeRanged sends body, a []byte or io.ReadSeeker, whole or in the
-// ranges req asks for (see the comment at the top of this file). A
-// successful (200) answer says Accept-Ranges: bytes; a Range that nothing
-// satisfies sends nothing and returns the 416 problem.
-// lastModified is the answer's modification time, needed only when req
-// has If-Range.
-func (o *Output) writeRanged(w http.ResponseWriter, req *http.Request, lastModified time.Time, hdr http.Header, status int, body ranged, cookiesBefore int) error {
+// ranges the request (hr, else req) asks for (see the comment at the top
+// of this file). A successful (200) answer says Accept-Ranges: bytes; a
+// Range that nothing satisfies sends nothing and returns the 416 problem.
+// lastModified is the answer's modification time, needed only when the
+// request has If-Range. To a BodyStreamer, a reader body's bytes are
+// handed as a reader (streamRanged), never copied into the writer: it
+// reports whether they were, and then the writer closes the body.
+func (o *Output) writeRanged(w http.ResponseWriter, hr *http.Request, req *Request, lastModified time.Time, hdr http.Header, status int, body ranged, cookiesBefore int) (streamed bool, err error) {
 	if !o.ctHeader || hdr["Content-Type"] == nil {
 		hdr["Content-Type"] = o.rawDefault
 	}
 	var rs []byteRange
 	outcome := rangeIgnored
+	method, header := requestMethod(hr, req), requestHeader(hr, req)
 	if status == http.StatusOK {
 		hdr["Accept-Ranges"] = acceptRanges
-		if req != nil && req.Method == http.MethodGet {
-			if v := req.Header["Range"]; len(v) == 1 &&
-				(req.Header["If-Range"] == nil || ifRangeHolds(req.Header, headerValue(hdr, "Etag"), lastModified)) {
+		if method == http.MethodGet {
+			if v := header["Range"]; len(v) == 1 &&
+				(header["If-Range"] == nil || ifRangeHolds(header, headerValue(hdr, "Etag"), lastModified)) {
 				rs, outcome = parseRange(v[0], body.size)
 			}
 		}
 	}
 	if outcome == rangeUnsatisfiable {
 		o.retract(hdr, cookiesBefore)
-		return rangeNotSatisfiable(body.size)
+		return false, rangeNotSatisfiable(body.size)
 	}
 	hdr["X-Content-Type-Options"] = nosniff
-	head := req != nil && req.Method == http.MethodHead
+	head := method == http.MethodHead
 	switch {
 	case outcome == rangePartial && len(rs) == 1:
 		hdr["Content-Range"] = []string{contentRange(rs[0], body.size)}
 		hdr["Content-Length"] = []string{strconv.FormatInt(rs[0].length, 10)}
 		w.WriteHeader(http.StatusPartialContent)
-		d := newDeadlines(w, req)
+		if streamRanged(w, body, rs, nil, "") {
+			return true, nil
+		}
+		d := newDeadlines(w, hr)
 		body.writeRange(w, &d, rs[0]) //nolint:errcheck // the client went away, or the body failed: it sees fewer bytes than Content-Length
 		d.done()
 	case outcome == rangePartial:
@@ -341,7 +347,10 @@ func (o *Output) writeRanged(w http.ResponseWriter, req *http.Request, lastModif
 		hdr["Content-Type"] = []string{"multipart/byteranges; boundary=" + m.boundary}
 		hdr["Content-Length"] = []string{strconv.FormatInt(m.length, 10)}
 		w.WriteHeader(http.StatusPartialContent)
-		d := newDeadlines(w, req)
+		if streamRanged(w, body, rs, m.heads, m.tail) {
+			return true, nil
+		}
+		d := newDeadlines(w, hr)
 		for i, r := range rs {
 			if _, err := io.WriteString(w, m.heads[i]); err != nil {
 				break
@@ -356,17 +365,82 @@ func (o *Output) writeRanged(w http.ResponseWriter, req *http.Request, lastModif
 		hdr["Content-Length"] = []string{strconv.FormatInt(body.size, 10)}
 		w.WriteHeader(status)
 		if head {
-			return nil
+			return false, nil
 		}
 		if body.rs == nil && body.size <= ChunkSize {
 			w.Write(body.data) //nolint:errcheck // a failed write means the client went away
-			return nil
+			return false, nil
 		}
-		d := newDeadlines(w, req)
+		if streamRanged(w, body, []byteRange{{0, body.size}}, nil, "") {
+			return true, nil
+		}
+		d := newDeadlines(w, hr)
 		body.writeRange(w, &d, byteRange{0, body.size}) //nolint:errcheck // as above
 		d.done()
 	}
-	return nil
+	return false, nil
+}
+
+// streamRanged hands w, when it is a BodyStreamer and body a reader, the
+// ranges rs of body as one reader, each range after its head in heads
+// (a multipart body's; nil for none) and tail after them all, to send
+// once the handler has returned; closing the reader closes body's. It
+// reports whether w took it. A []byte body is written, not streamed: it
+// is in memory already.
+func streamRanged(w http.ResponseWriter, body ranged, rs []byteRange, heads []string, tail string) bool {
+	bs, ok := w.(BodyStreamer)
+	if !ok || body.rs == nil {
+		return false
+	}
+	parts := make([]io.Reader, 0, 2*len(rs)+1)
+	for i, r := range rs {
+		if heads != nil {
+			parts = append(parts, strings.NewReader(heads[i]))
+		}
+		parts = append(parts, &rangeReader{rs: body.rs, r: r})
+	}
+	if tail != "" {
+		parts = append(parts, strings.NewReader(tail))
+	}
+	var rd io.Reader = io.MultiReader(parts...)
+	if c, ok := body.rs.(io.Closer); ok {
+		rd = readCloser{rd, c}
+	}
+	return bs.StreamBody(rd)
+}
+
+// rangeReader reads the range r of rs, seeking to its start on the first
+// read: the ranges of one body are read one after the other.
+type rangeReader struct {
+	rs     io.ReadSeeker
+	r      byteRange
+	seeked bool
+}
+
+func (rr *rangeReader) Read(p []byte) (int, error) {
+	if !rr.seeked {
+		if _, err := rr.rs.Seek(rr.r.start, io.SeekStart); err != nil {
+			return 0, errSeek
+		}
+		rr.seeked = true
+	}
+	if rr.r.length <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > rr.r.length {
+		p = p[:rr.r.length]
+	}
+	n, err := rr.rs.Read(p)
+	rr.r.length -= int64(n)
+	if err == io.EOF && rr.r.length > 0 {
+		err = io.ErrUnexpectedEOF // the body is shorter than its size said
+	}
+	return n, err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // The response headers of range requests, as documented.

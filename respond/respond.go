@@ -17,6 +17,10 @@
 // write deadline, so that a download making progress is not cut
 // (chunks.go). Every answer carries X-Content-Type-Options: nosniff,
 // so that no browser takes a body for another type than it is sent as.
+//
+// WriteRequest writes for a request given as a Request (method, header
+// lines, context), for a server that has no *http.Request, such as vane's
+// fast engine; Write runs the same code for an *http.Request.
 package respond
 
 import (
@@ -384,6 +388,38 @@ func (o *Output) Negotiated(status int) bool {
 // A body that is an io.Closer is closed on every path, whether it was
 // sent or not: a 304, 204 or 205, HEAD, a failed precondition, an error.
 func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status int, enc *Encoders) error {
+	return o.write(w, req, nil, out, status, enc)
+}
+
+// Request is a request as its answer depends on it, for a server other
+// than net/http's (vane's fast engine), which has no *http.Request: Write
+// fills one from an *http.Request. Header is only read, during
+// WriteRequest.
+type Request struct {
+	Method  string
+	Header  http.Header // the header lines, by canonical name
+	Context context.Context
+}
+
+// A BodyStreamer is a ResponseWriter that sends a reader body itself, once
+// the handler has returned, as a server that writes each answer after its
+// handler does (vane's fast engine) can. StreamBody takes rd, which the
+// writer closes after sending when it is an io.Closer, and reports whether
+// it did; when it did not, Write copies rd as for any other writer.
+type BodyStreamer interface {
+	StreamBody(rd io.Reader) bool
+}
+
+// WriteRequest is Write for a request given as a Request; req nil is no
+// request (as Write's req nil).
+func (o *Output) WriteRequest(w http.ResponseWriter, req *Request, out any, status int, enc *Encoders) error {
+	return o.write(w, nil, req, out, status, enc)
+}
+
+// write writes for hr, or for req when hr is nil; both nil is no request.
+// (Write's request is read here, rather than by Write, so that Write is a
+// call that inlines.)
+func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, out any, status int, enc *Encoders) error {
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
@@ -392,7 +428,11 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	if o.bodyKind == outReader || o.bodyKind == outReaderValue {
 		if rd = o.reader(p); rd != nil {
 			if c, ok := rd.(io.Closer); ok {
-				defer c.Close()
+				defer func() {
+					if rd != nil { // nil once a BodyStreamer took it
+						c.Close()
+					}
+				}()
 			}
 		}
 	}
@@ -405,9 +445,9 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 		}
 	}
 	chosen := 0
-	if o.bodyKind == outJSON && req != nil && !operation.NoBody(status) {
+	if o.bodyKind == outJSON && (hr != nil || req != nil) && !operation.NoBody(status) {
 		// A response without a body is never refused for its media type.
-		if chosen = enc.negotiate(req.Header["Accept"]); chosen < 0 {
+		if chosen = enc.negotiate(requestHeader(hr, req)["Accept"]); chosen < 0 {
 			return ErrNotAcceptable
 		}
 	}
@@ -443,15 +483,21 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	for _, c := range o.cookies {
 		c.write(hdr, p.Field(c.offset))
 	}
-	if o.validators && req != nil && status >= 200 && status < 300 {
+	if o.validators && (hr != nil || req != nil) && status >= 200 && status < 300 {
 		lm := o.modTime(p, hdr)
 		if o.lastModifiedKind != 0 && !lm.IsZero() {
-			if t, ok := req.Context().Value(modTimeKey{}).(*time.Time); ok {
+			var ctx context.Context
+			if hr != nil {
+				ctx = hr.Context()
+			} else if ctx = req.Context; ctx == nil {
+				ctx = context.Background()
+			}
+			if t, ok := ctx.Value(modTimeKey{}).(*time.Time); ok {
 				*t = lm
 			}
 		}
-		if req.Method == http.MethodGet || req.Method == http.MethodHead {
-			switch evaluateRead(req.Header, headerValue(hdr, "Etag"), lm) {
+		if m := requestMethod(hr, req); m == http.MethodGet || m == http.MethodHead {
+			switch evaluateRead(requestHeader(hr, req), headerValue(hdr, "Etag"), lm) {
 			case unmetOnRead:
 				o.retract(hdr, cookiesBefore)
 				return ErrPreconditionFailed
@@ -473,13 +519,14 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	}
 	bp := p.Field(o.bodyOff)
 	var lm time.Time // for If-Range
-	if o.seekable && req != nil && req.Header["If-Range"] != nil {
+	if o.seekable && requestHeader(hr, req)["If-Range"] != nil {
 		lm = o.modTime(p, hdr)
 	}
 	switch o.bodyKind {
 	case outBytes:
 		b := *addr.As[[]byte](bp)
-		return o.writeRanged(w, req, lm, hdr, status, ranged{data: b, size: int64(len(b))}, cookiesBefore)
+		_, err := o.writeRanged(w, hr, req, lm, hdr, status, ranged{data: b, size: int64(len(b))}, cookiesBefore)
+		return err
 	case outReader, outReaderValue:
 		if rd != nil && o.seekable {
 			body, err := seekable(rd.(io.ReadSeeker))
@@ -487,17 +534,25 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 				o.retract(hdr, cookiesBefore)
 				return fmt.Errorf("respond: the body's size: %w", err)
 			}
-			return o.writeRanged(w, req, lm, hdr, status, body, cookiesBefore)
+			streamed, err := o.writeRanged(w, hr, req, lm, hdr, status, body, cookiesBefore)
+			if streamed {
+				rd = nil // the writer sends and closes it
+			}
+			return err
 		}
 		if !o.ctHeader || hdr["Content-Type"] == nil {
 			hdr["Content-Type"] = o.rawDefault
 		}
 		hdr["X-Content-Type-Options"] = nosniff
 		w.WriteHeader(status)
-		if rd != nil && (req == nil || req.Method != http.MethodHead) {
-			d := newDeadlines(w, req)
-			copyFlushing(w, &d, rd)
-			d.done()
+		if rd != nil && requestMethod(hr, req) != http.MethodHead {
+			if bs, ok := w.(BodyStreamer); ok && bs.StreamBody(rd) {
+				rd = nil // the writer sends and closes it
+			} else {
+				d := newDeadlines(w, hr)
+				copyFlushing(w, &d, rd)
+				d.done()
+			}
 		}
 		return nil
 	}
@@ -532,6 +587,28 @@ func (o *Output) Write(w http.ResponseWriter, req *http.Request, out any, status
 	if buf != nil && cap(body) <= maxPooledBody {
 		*buf = body[:0] // Write does not keep what it is given
 		bodyBuffers.Put(buf)
+	}
+	return nil
+}
+
+// requestMethod is the method of hr, else of req, else "".
+func requestMethod(hr *http.Request, req *Request) string {
+	switch {
+	case hr != nil:
+		return hr.Method
+	case req != nil:
+		return req.Method
+	}
+	return ""
+}
+
+// requestHeader is the header of hr, else of req, else nil.
+func requestHeader(hr *http.Request, req *Request) http.Header {
+	switch {
+	case hr != nil:
+		return hr.Header
+	case req != nil:
+		return req.Header
 	}
 	return nil
 }

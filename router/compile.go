@@ -44,6 +44,7 @@ type flatTrees struct {
 	text   string
 	routes []route
 	inner  map[*route]http.Handler // registered handlers that middleware wraps, for Routes
+	mws    map[*route][]layer      // the group middleware of the routes that have some, for Layers
 	// roots: the root node index+1 of each standard method's tree, then
 	// of Mount's (at anyMethodID), 0 if none. These trees hold routes with
 	// parameters only; static holds the others.
@@ -101,6 +102,12 @@ func compile(m *mux) *flatTrees {
 				f.inner = map[*route]http.Handler{}
 			}
 			f.inner[&f.routes[i]] = reg.inner
+		}
+		if len(reg.mws) > 0 {
+			if f.mws == nil {
+				f.mws = map[*route][]layer{}
+			}
+			f.mws[&f.routes[i]] = reg.mws
 		}
 		index[reg] = uint32(i + 1)
 		if int(reg.method) <= anyMethodID {

@@ -175,18 +175,24 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 // catch-all matches nothing): the root of a more specific subtree. It
 // reports whether it answered.
 func (m *mux) subtreeRedirect(w http.ResponseWriter, req *http.Request, p string, rt *route, vals []span) bool {
+	if !m.subtreeRoot(req.Method, p, rt, vals) {
+		return false
+	}
+	m.redirect(w, req, req.URL.EscapedPath()+"/")
+	return true
+}
+
+// subtreeRoot reports whether subtreeRedirect redirects a request for
+// method and p that rt matched with vals.
+func (m *mux) subtreeRoot(method, p string, rt *route, vals []span) bool {
 	if !m.redirectSlash || p == "" || p[len(p)-1] == '/' || vals[rt.nparams-1].start == len(p) {
 		return false
 	}
 	s := m.getScratch()
 	defer scratchPool.Put(s)
 	alt := p + "/" // on the stack for a path of up to 31 bytes
-	other := m.compiled().lookup(req.Method, alt, s.spans)
-	if other == nil || other.catchAll && s.spans[other.nparams-1].start != len(alt) {
-		return false
-	}
-	m.redirect(w, req, req.URL.EscapedPath()+"/")
-	return true
+	other := m.compiled().lookup(method, alt, s.spans)
+	return other != nil && !(other.catchAll && s.spans[other.nparams-1].start != len(alt))
 }
 
 // dotted reports whether a value at vals in p begins with a dot, the only

@@ -458,7 +458,7 @@ func (r *Router) register(method, pattern string, h, inner http.Handler) {
 	if _, fn := h.(http.HandlerFunc); inner == nil && (len(r.mws) > 0 || !fn) {
 		inner = h
 	}
-	reg := &registration{inner: inner, route: route{
+	reg := &registration{inner: inner, mws: r.mws, route: route{
 		pattern:  pattern,
 		handler:  asFunc(chain(r.mws, h)),
 		nparams:  uint16(len(names)),

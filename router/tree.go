@@ -74,6 +74,7 @@ type route struct {
 type registration struct {
 	route
 	inner http.Handler // the handler as registered, for Routes, if not handler (wrapped by middleware, or not an http.HandlerFunc)
+	mws   []layer      // the group's middleware, for Layers
 }
 
 // part is one piece of a parsed pattern: a run of static text (slashes

@@ -62,11 +62,13 @@ func Servers(serveBin, venv string) []Server {
 	list := []Server{
 		{Name: "net/http", Command: goServer("net/http")},
 		{Name: "vane", Command: goServer("vane")},
+		{Name: "vane-fast", Command: goServer("vane-fast")},
 		{Name: "vane-router", Command: goServer("vane-router")},
 		{Name: "gin", Command: goServer("gin")},
 		{Name: "echo", Command: goServer("echo")},
 		{Name: "chi", Command: goServer("chi")},
 		{Name: "huma", Command: goServer("huma")},
+		{Name: "humafiber", Command: goServer("humafiber")},
 		{Name: "fiber", Command: goServer("fiber")},
 	}
 	uvicorn := filepath.Join(venv, "bin", "uvicorn")
@@ -166,6 +168,12 @@ func Run(o Options) (*report.E2E, error) {
 	}
 	if contains(runnable, "fiber") {
 		notes = append(notes, "fiber v3 on its own fasthttp server")
+	}
+	if contains(runnable, "humafiber") {
+		notes = append(notes, "humafiber: Huma's fiber adapter, on fiber v2 (the fiber its adapter is built for)")
+	}
+	if contains(runnable, "vane-fast") {
+		notes = append(notes, "vane-fast: the same typed service as vane, served by vane's fast engine (module github.com/vane-http/vane/fast, on fasthttp) with vane.Server's defaults, the operation served natively (fast.Strict)")
 	}
 	if len(notes) > 0 {
 		res.Versions = strings.Join(notes, "; ") + "."
@@ -267,7 +275,7 @@ func measure(ctx context.Context, s Server, wrk string, o Options, rawFile strin
 		r.Reason = fmt.Sprintf("did not answer: %v %s", err, lastLine(stderr.String()))
 		return r
 	}
-	if err := checkAnswer(url); err != nil {
+	if err := CheckAnswer(url); err != nil {
 		r.Status, r.Reason = report.StateWrong, err.Error()
 		return r
 	}
@@ -348,9 +356,9 @@ func waitReady(ctx context.Context, url string, limit time.Duration) error {
 	return last
 }
 
-// checkAnswer holds the server to the service's contract before it is
+// CheckAnswer holds the server to the service's contract before it is
 // measured: the right JSON with the header, a 4xx without it.
-func checkAnswer(url string) error {
+func CheckAnswer(url string) error {
 	c := &http.Client{Timeout: 5 * time.Second}
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Authorization", Auth)

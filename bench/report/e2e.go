@@ -12,6 +12,13 @@ import (
 // shown for reference.
 var NetHTTPPeers = []string{"gin", "echo", "chi", "huma"}
 
+// FastEngine is the end-to-end server of vane's typed service on vane's
+// fast engine (opt in); it is compared with FastPeers, the servers on
+// fasthttp: at least fiber's requests/s, more than Huma on fiber's.
+const FastEngine = "vane-fast"
+
+var FastPeers = []string{"fiber", "humafiber"}
+
 // RoundOrder is the order in which the servers (given in report order)
 // are measured in round (from 0) of rounds: the list rotated by
 // round·n/rounds places, so that the rounds spread each server over the
@@ -169,11 +176,20 @@ func (r *Report) e2e(b *strings.Builder) {
 			best = s.Median
 		}
 	}
-	b.WriteString("| Implementation | Req/s (median) | min–max | Avg (ms) | p99 (ms) | Transfer | vane ÷ it [95% CI] | verdict | Errors |\n|---|---:|---:|---:|---:|---:|---:|---|---:|\n")
+	fastCol := by[FastEngine].Stat().N > 0
+	if fastCol {
+		b.WriteString("| Implementation | Req/s (median) | min–max | Avg (ms) | p99 (ms) | Transfer | vane ÷ it [95% CI] | verdict | " + FastEngine + " ÷ it [95% CI] | Errors |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	} else {
+		b.WriteString("| Implementation | Req/s (median) | min–max | Avg (ms) | p99 (ms) | Transfer | vane ÷ it [95% CI] | verdict | Errors |\n|---|---:|---:|---:|---:|---:|---:|---|---:|\n")
+	}
 	for _, res := range e.Results {
 		s := res.Stat()
 		if s.N == 0 {
-			fmt.Fprintf(b, "| %s | %s%s | | | | | | | |\n", res.Name, res.Status, r.notes.ref(res.Name+": "+res.Reason))
+			empty := "| | | | | | | |"
+			if fastCol {
+				empty += " |"
+			}
+			fmt.Fprintf(b, "| %s | %s%s %s\n", res.Name, res.Status, r.notes.ref(res.Name+": "+res.Reason), empty)
 			continue
 		}
 		name := res.Name
@@ -196,7 +212,15 @@ func (r *Report) e2e(b *strings.Builder) {
 				ratio, verdict = p.String(), Compare(p, true).Text(res.Name)
 			}
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.3f | %.2f MB/s | %s | %s | %d |\n", name, rps, rng, res.AvgMs, res.P99Ms, res.TransferMB, ratio, verdict, res.Errors)
+		fastRatio := ""
+		switch {
+		case !fastCol:
+		case res.Name == FastEngine:
+			fastRatio = " 1 |"
+		default:
+			fastRatio = " " + e.PairedE2E(FastEngine, res.Name).String() + " |"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %.3f | %.3f | %.2f MB/s | %s | %s |%s %d |\n", name, rps, rng, res.AvgMs, res.P99Ms, res.TransferMB, ratio, verdict, fastRatio, res.Errors)
 	}
 	b.WriteString("\n")
 	for _, line := range r.e2eVerdicts() {
@@ -221,19 +245,30 @@ func (r *Report) e2e(b *strings.Builder) {
 }
 
 // e2eVerdicts are the sentences under the end-to-end table, from the
-// paired ratios of vane's requests per second to each server's.
+// paired ratios of vane's requests per second to each server's, and of
+// vane-fast's when it was measured.
 func (r *Report) e2eVerdicts() []string {
 	e := r.E2E
 	by := e.byName()
 	if by["vane"].Stat().N == 0 {
 		return []string{"vane's typed service has no number."}
 	}
+	out := []string{e.verdicts("vane")}
+	if by[FastEngine].Stat().N > 0 {
+		out = append(out, e.verdicts(FastEngine))
+	}
+	return out
+}
+
+// verdicts is the sentence of the paired ratios of subject's requests per
+// second to every other server's.
+func (e *E2E) verdicts(subject string) string {
 	var ahead, tied, behind, unknown []string
 	for _, res := range e.Results {
-		if res.Name == "vane" || res.Stat().N == 0 {
+		if res.Name == subject || res.Stat().N == 0 {
 			continue
 		}
-		p := e.PairedE2E("vane", res.Name)
+		p := e.PairedE2E(subject, res.Name)
 		entry := fmt.Sprintf("%s (%s)", res.Name, p)
 		switch Compare(p, true) {
 		case VaneFaster:
@@ -248,18 +283,18 @@ func (r *Report) e2eVerdicts() []string {
 	}
 	var parts []string
 	if len(ahead) > 0 {
-		parts = append(parts, "**serve more than vane**: "+strings.Join(ahead, ", "))
+		parts = append(parts, "**serve more than "+subject+"**: "+strings.Join(ahead, ", "))
 	}
 	if len(tied) > 0 {
-		parts = append(parts, "tie with vane: "+strings.Join(tied, ", "))
+		parts = append(parts, "tie with "+subject+": "+strings.Join(tied, ", "))
 	}
 	if len(behind) > 0 {
-		parts = append(parts, "serve less than vane: "+strings.Join(behind, ", "))
+		parts = append(parts, "serve less than "+subject+": "+strings.Join(behind, ", "))
 	}
 	if len(unknown) > 0 {
 		parts = append(parts, fmt.Sprintf("no verdict (fewer than %d paired rounds): %s", MinRounds, strings.Join(unknown, ", ")))
 	}
-	return []string{"By the paired ratios vane ÷ server: " + strings.Join(parts, "; ") + "."}
+	return "By the paired ratios " + subject + " ÷ server: " + strings.Join(parts, "; ") + "."
 }
 
 // e2eTargets checks vane's end-to-end targets on the paired ratios.
@@ -267,14 +302,17 @@ func (r *Report) e2eTargets(add func(target, result string, o Outcome)) {
 	const (
 		tNet   = "End to end: at least bare net/http's requests/s"
 		tPeers = "End to end: more requests/s than every net/http-based peer (gin, echo, chi, huma); fiber (fasthttp) shown for reference"
+		tFast  = "End to end on the fast engine (opt in): at least fiber's requests/s (vane-fast ÷ fiber: median ≥ 1, interval not below 0.9), more than Huma on fiber's"
 	)
 	e := r.E2E
 	if e == nil {
 		add(tNet, "no end-to-end run", NotMeasured)
 		add(tPeers, "no end-to-end run", NotMeasured)
+		add(tFast, "no end-to-end run", NotMeasured)
 		return
 	}
 	by := e.byName()
+	r.e2eFastTarget(tFast, add)
 	if by["vane"].Stat().N == 0 || by["net/http"].Stat().N == 0 {
 		add(tNet, "", NotMeasured)
 	} else {
@@ -302,6 +340,49 @@ func (r *Report) e2eTargets(add func(target, result string, o Outcome)) {
 		}
 	}
 	add(tPeers, result, Worst(outs...))
+}
+
+// e2eFastTarget checks the fast engine's end-to-end target: vane-fast ÷
+// fiber with a median of at least 1 and an interval not below 0.9, and
+// vane-fast ÷ humafiber above 1.
+func (r *Report) e2eFastTarget(target string, add func(target, result string, o Outcome)) {
+	e := r.E2E
+	by := e.byName()
+	if by[FastEngine].Stat().N == 0 {
+		add(target, "", NotMeasured)
+		return
+	}
+	var outs []Outcome
+	var parts []string
+	for _, name := range FastPeers {
+		if by[name].Stat().N == 0 {
+			outs = append(outs, NotMeasured)
+			continue
+		}
+		p := e.PairedE2E(FastEngine, name)
+		parts = append(parts, fmt.Sprintf("%s %s", name, p))
+		if name == "fiber" {
+			outs = append(outs, atLeastFiber(p))
+		} else {
+			outs = append(outs, AtLeastBound(p, 1, true))
+		}
+	}
+	add(target, FastEngine+" ÷ "+strings.Join(parts, ", "), Worst(outs...))
+}
+
+// atLeastFiber is the fast engine's bound against fiber: a median ratio
+// of at least 1 with its 95% interval not below 0.9 is met; a median
+// below 1, or an interval wholly below 0.9, is missed.
+func atLeastFiber(p Paired) Outcome {
+	switch {
+	case p.N() == 0:
+		return NotMeasured
+	case !p.Known():
+		return TooFew
+	case p.Center >= 1 && p.Lo >= 0.9:
+		return Met
+	}
+	return Missed
 }
 
 // rawDir is the directory holding wrk's output of the run's rounds.

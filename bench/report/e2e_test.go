@@ -92,7 +92,7 @@ func e2eRun(bases map[string]float64) *E2E {
 		ReportCommand: "make bench-e2e", ServerCommand: "taskset -c 0 env GOMAXPROCS=1 bin/serve -impl NAME -addr 127.0.0.1:PORT",
 		Command: "taskset -c 1 wrk -t 1 -c 10 -d 10s --latency http://127.0.0.1:PORT/items/123", Pinning: "Each server ran on CPU 0 alone, and wrk on CPU 1 alone"}
 	seed := 0
-	for _, name := range []string{"net/http", "vane", "vane-router", "gin", "echo", "chi", "huma", "fiber", "fastapi"} {
+	for _, name := range []string{"net/http", "vane", "vane-fast", "vane-router", "gin", "echo", "chi", "huma", "humafiber", "fiber", "fastapi"} {
 		base, ok := bases[name]
 		if !ok {
 			continue
@@ -134,6 +134,28 @@ func TestE2EPaired(t *testing.T) {
 			"| End to end: more requests/s than every net/http-based peer (gin, echo, chi, huma); fiber (fasthttp) shown for reference | vane ÷ gin 1.08× [1.08–1.09], echo 1.10× [1.10–1.11], chi 1.06× [1.05–1.07], huma 1.30× [1.29–1.30]; for reference, fiber 0.58× [0.57–0.58] | met |",
 		)
 	})
+	t.Run("the fast engine", func(t *testing.T) {
+		// vane-fast 5% ahead of fiber, far ahead of Huma on fiber.
+		md := renderE2E(t, e2eRun(map[string]float64{"net/http": 50000, "vane": 52000, "vane-fast": 94500, "gin": 48000, "echo": 47000, "chi": 49000, "huma": 40000, "humafiber": 60000, "fiber": 90000}))
+		wantAll(t, md,
+			"| vane ÷ it [95% CI] | verdict | vane-fast ÷ it [95% CI] | Errors |",
+			"| vane-fast | **",
+			" 1 | 0 |",
+			"> By the paired ratios vane-fast ÷ server: serve less than vane-fast:",
+			"fiber (1.05× [",
+			"| End to end on the fast engine (opt in): at least fiber's requests/s (vane-fast ÷ fiber: median ≥ 1, interval not below 0.9), more than Huma on fiber's | vane-fast ÷ fiber 1.05× [",
+			"humafiber 1.58× [",
+		)
+		if l := line(md, "| End to end on the fast engine"); !strings.HasSuffix(l, "| met |") {
+			t.Errorf("the fast engine's target is not met: %s", l)
+		}
+		// 3% behind fiber: missed, though the interval is above 0.9.
+		md = renderE2E(t, e2eRun(map[string]float64{"vane": 52000, "vane-fast": 87300, "humafiber": 60000, "fiber": 90000}))
+		wantAll(t, md, "vane-fast ÷ fiber 0.97× [")
+		if l := line(md, "| End to end on the fast engine"); !strings.HasSuffix(l, "| **missed** |") {
+			t.Errorf("vane-fast 3%% behind fiber is not missed: %s", l)
+		}
+	})
 	t.Run("a tie and a loss", func(t *testing.T) {
 		// vane as fast as net/http; chi 2% ahead in every round.
 		md := renderE2E(t, e2eRun(map[string]float64{"net/http": 50000, "vane": 50000, "gin": 45000, "echo": 45000, "chi": 51000, "huma": 40000}))
@@ -156,4 +178,14 @@ func TestE2EPaired(t *testing.T) {
 			"no verdict (fewer than 6 paired rounds): net/http, gin.",
 		)
 	})
+}
+
+// line returns the line of md that begins with prefix, or "".
+func line(md, prefix string) string {
+	for l := range strings.Lines(md) {
+		if strings.HasPrefix(l, prefix) {
+			return strings.TrimSuffix(l, "\n")
+		}
+	}
+	return ""
 }

@@ -93,7 +93,7 @@ func cursors(t *testing.T, s *target) {
 		// token accepts the cursor, another key with the same token does
 		// not.
 		c := s.nextCursor(t, "limit=1")
-		other := examplerun.Start(t, examplerun.Options{Env: append(env(), "PETSTORE_TOKEN=another-token")})
+		other := examplerun.Start(t, examplerun.Options{Env: append(env(), "PETSTORE_TOKEN=another-token"), Engine: s.engine})
 		for range 2 {
 			other.Token = "another-token"
 			res := (&target{base: other.URL}).do(t, "POST", "/pets", []byte(`{"name":"x","species":"cat"}`),
@@ -104,7 +104,7 @@ func cursors(t *testing.T, s *target) {
 		wantStatus(t, "the cursor at a service with another token and the same cursor key", res, 200)
 		other.Stop(t)
 
-		third := examplerun.Start(t, examplerun.Options{Env: append(env(), "PETSTORE_CURSOR_KEY=some-other-cursor-key-0123456789abcdef")})
+		third := examplerun.Start(t, examplerun.Options{Env: append(env(), "PETSTORE_CURSOR_KEY=some-other-cursor-key-0123456789abcdef"), Engine: s.engine})
 		res = (&target{base: third.URL}).do(t, "GET", "/pets?limit=1&cursor="+url.QueryEscape(c), nil)
 		wantProblem(t, "the cursor at a service with the same token and another cursor key", res, 400)
 		third.Stop(t)

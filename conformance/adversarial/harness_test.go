@@ -32,6 +32,8 @@ type target struct {
 	host  string // 127.0.0.1:PORT
 	token string
 	seq   atomic.Int64 // makes names unique across cases
+
+	engine string // the server under the service (examplerun.Engines)
 }
 
 // env is the service's environment in the suite: CORS for one origin,
@@ -49,8 +51,16 @@ func TestAdversarial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example service")
 	}
-	svc := examplerun.Start(t, examplerun.Options{Race: true, Env: env()})
-	s := &target{svc: svc, base: svc.URL, host: strings.TrimPrefix(svc.URL, "http://"), token: svc.Token}
+	for _, engine := range examplerun.Engines {
+		t.Run(strings.ReplaceAll(engine, "/", ""), func(t *testing.T) { attack(t, engine) })
+	}
+}
+
+// attack runs every area of the suite against the example served by
+// engine.
+func attack(t *testing.T, engine string) {
+	svc := examplerun.Start(t, examplerun.Options{Race: true, Env: env(), Engine: engine})
+	s := &target{svc: svc, base: svc.URL, host: strings.TrimPrefix(svc.URL, "http://"), token: svc.Token, engine: engine}
 	for _, area := range []struct {
 		name string
 		run  func(*testing.T, *target)

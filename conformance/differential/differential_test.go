@@ -6,10 +6,13 @@ package differential
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +25,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/fast"
 	"github.com/vane-http/vane/internal/examplerun"
 )
 
@@ -67,22 +71,25 @@ func TestDifferential(t *testing.T) {
 			r.ServeHTTP(w, req)
 			return w.Code
 		})...)
+		// The same router on the fast engine, whose typed operations
+		// it serves natively: the same verdicts.
+		base := serveFast(t, r)
+		targets = append(targets, targetsOf(t, policy.name+" fast", docJSON, func(method, path string, body []byte) int {
+			return post(t, base, method, path, body, "")
+		})...)
 	}
 	if !testing.Short() && os.Getenv("VANE_DIFFERENTIAL_NO_EXAMPLE") == "" {
-		svc := examplerun.Start(t, examplerun.Options{})
-		docJSON := examplerun.Get(t, svc.URL+"/openapi.json")
-		targets = append(targets, targetsOf(t, "petstore", docJSON, func(method, path string, body []byte) int {
-			req, _ := http.NewRequest(method, svc.URL+path, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+svc.Token)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+		for _, engine := range examplerun.Engines {
+			svc := examplerun.Start(t, examplerun.Options{Engine: engine})
+			docJSON := examplerun.Get(t, svc.URL+"/openapi.json")
+			prefix := "petstore"
+			if engine != "net/http" {
+				prefix += " " + engine
 			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			return res.StatusCode
-		})...)
+			targets = append(targets, targetsOf(t, prefix, docJSON, func(method, path string, body []byte) int {
+				return post(t, svc.URL, method, path, body, svc.Token)
+			})...)
+		}
 	}
 
 	formats := suiteFormats(t)
@@ -135,6 +142,43 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// post sends body to base+path with method, as JSON, with a bearer token
+// when there is one, and returns the status.
+func post(t *testing.T, base, method, path string, body []byte, token string) int {
+	req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// serveFast serves h on the fast engine on a loopback port until the test
+// ends, and returns its base URL.
+func serveFast(t *testing.T, h http.Handler) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	srv := &vane.Server{Handler: h, NoSignals: true, Logger: slog.New(slog.DiscardHandler)}
+	go func() { done <- fast.ServeListener(ctx, srv, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the fast engine: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
 func countPrefix(ts []target, p string) int {
 	n := 0
 	for _, t := range ts {
@@ -176,7 +220,7 @@ func targetsOf(t *testing.T, prefix string, docJSON []byte, send func(method, pa
 			rb, _ := op["requestBody"].(map[string]any)
 			content, _ := rb["content"].(map[string]any)
 			mt, _ := content["application/json"].(map[string]any)
-			if mt == nil || strings.Contains(p, "{") && prefix != "petstore" {
+			if mt == nil || strings.Contains(p, "{") && !strings.HasPrefix(prefix, "petstore") {
 				continue
 			}
 			ptr := "vane.json#/paths/" + escape(p) + "/" + method + "/requestBody/content/application~1json/schema"

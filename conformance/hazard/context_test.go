@@ -23,8 +23,8 @@ const (
 // testBackground: background work keeps context.WithoutCancel(req.Context())
 // and reads the user that router-wide middleware put there, after later
 // requests with other users were served and while another is in flight.
-func testBackground(t *testing.T) {
-	rg := newRig(t)
+func testBackground(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	r.HandleFunc(http.MethodGet, "/orders/{id}", func(w http.ResponseWriter, req *http.Request) {
@@ -50,10 +50,10 @@ func testBackground(t *testing.T) {
 // request is read as the handler got it, directly on the route and under
 // group middleware that derives the request's context (as tracing and
 // logging middleware do).
-func testParamAfterReturn(t *testing.T) {
+func testParamAfterReturn(t *testing.T, e engine) {
 	for _, where := range []string{"direct", "derived"} {
 		t.Run(where, func(t *testing.T) {
-			rg := newRig(t)
+			rg := newRig(t, e)
 			r := vane.New()
 			r.Use(withUser)
 			h := func(w http.ResponseWriter, req *http.Request) {
@@ -84,8 +84,8 @@ func testParamAfterReturn(t *testing.T) {
 // while the handler still runs; the handler then reads its parameter and
 // its user, after later requests (of other routes of the same router) were
 // served and while another is in flight.
-func testTimeoutHandler(t *testing.T) {
-	rg := newRig(t)
+func testTimeoutHandler(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	slow := r.Group("/slow", vane.Middleware(func(h http.Handler) http.Handler {
@@ -122,8 +122,8 @@ func testTimeoutHandler(t *testing.T) {
 // with a parameter. The handler reads both routers' parameters and the
 // user; its reader reads them again, through a request that keeps
 // context.WithoutCancel of the handler's context.
-func testMount(t *testing.T) {
-	rg := newRig(t)
+func testMount(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	inner := vane.New()
 	inner.HandleFunc(http.MethodGet, "/repos/{repo}", func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
@@ -153,8 +153,8 @@ func testMount(t *testing.T) {
 
 // testHTTP2: the background case over HTTP/2 (TLS), every request of a
 // round multiplexed on one connection.
-func testHTTP2(t *testing.T) {
-	rg := newRig(t)
+func testHTTP2(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	r.HandleFunc(http.MethodGet, "/streams/{id}", func(w http.ResponseWriter, req *http.Request) {
@@ -176,7 +176,7 @@ func testHTTP2(t *testing.T) {
 // testPanic: a handler leaves a reader behind and panics; middleware
 // recovers, router-wide or in a group. Later requests must see their own
 // user and parameters, and the reader its own.
-func testPanic(t *testing.T) {
+func testPanic(t *testing.T, e engine) {
 	handler := func(rg *rig) http.HandlerFunc {
 		return func(w http.ResponseWriter, req *http.Request) {
 			id := req.Header.Get(hdrID)
@@ -192,7 +192,7 @@ func testPanic(t *testing.T) {
 	}
 	for _, where := range []string{"router", "group"} {
 		t.Run("recovered_in_"+where, func(t *testing.T) {
-			rg := newRig(t)
+			rg := newRig(t, e)
 			r := vane.New()
 			if where == "router" {
 				r.Use(recoverer, withUser)
@@ -215,5 +215,5 @@ func testPanic(t *testing.T) {
 			})
 		})
 	}
-	t.Run("typed", testTypedPanic)
+	t.Run("typed", func(t *testing.T) { testTypedPanic(t, e) })
 }

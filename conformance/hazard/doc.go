@@ -4,9 +4,15 @@
 // parameters and a typed operation's input stay valid for as long as anyone
 // holds them: nothing a handler can reach is reused after it returns.
 //
-// Each case of TestHazard is a subtest that can be run alone:
+// Each case of TestHazard runs on each engine: net/http's server
+// (nethttp) and vane's fast engine (fast, module
+// github.com/vane-http/vane/fast), which serves typed operations natively
+// from fasthttp's reused buffers and everything else through its net/http
+// adapter. Each is a subtest that can be run alone:
 //
-//	cd conformance && go test -race -run 'TestHazard/background' ./hazard/
+//	cd conformance && go test -race -run 'TestHazard/background/fast' ./hazard/
+//
+// The HTTP/2 case runs on net/http only: the fast engine speaks HTTP/1.x.
 //
 // Two kinds of case:
 //
@@ -27,7 +33,7 @@
 //
 // The race detector reports each distinct race once per process, so a load
 // case that fails by a race alone is best shown failing on its own
-// (-run 'TestHazard/http_client$'), not after -count repeats or after
+// (-run 'TestHazard/http_client/nethttp$'), not after -count repeats or after
 // another case that hit the same race.
 //
 // The suite uses vane's public API only, and lives in its own module so

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +15,25 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/fast"
 )
+
+// An engine is the server a case serves its handler on: net/http's, or
+// vane's fast engine (github.com/vane-http/vane/fast), which serves typed
+// operations natively from fasthttp's request and everything else through
+// its net/http adapter.
+type engine string
+
+const (
+	netHTTP    engine = "net/http"
+	fastEngine engine = "fast"
+)
+
+// engines are the servers every case runs on.
+var engines = []engine{netHTTP, fastEngine}
+
+// name is the engine's name as a subtest's.
+func (e engine) name() string { return strings.ReplaceAll(string(e), "/", "") }
 
 // patience bounds every wait of the suite, each for one step that comes at
 // once when all is well: a case that hangs fails instead. A minute, so
@@ -88,7 +108,8 @@ func recoverer(next http.Handler) http.Handler {
 // with.
 type rig struct {
 	t      *testing.T
-	srv    *httptest.Server
+	engine engine
+	url    string // the server's base URL
 	client *http.Client
 	http2  bool
 
@@ -105,9 +126,10 @@ type rig struct {
 }
 
 // newRig returns a rig for a case; start serves the handler.
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T, e engine) *rig {
 	return &rig{
 		t:        t,
+		engine:   e,
 		returned: make(map[string]chan struct{}),
 		entered:  make(map[string]bool),
 		held:     make(chan string),
@@ -118,12 +140,17 @@ func newRig(t *testing.T) *rig {
 }
 
 // start serves h on a loopback server, over HTTP/1.1 or, with http2, over
-// HTTP/2 with TLS, and closes it when the test ends.
+// HTTP/2 with TLS, and closes it when the test ends. On the fast engine
+// (HTTP/1.1 only) an http2 case is skipped.
 func (rg *rig) start(h http.Handler, http2 bool) {
+	if rg.engine == fastEngine {
+		rg.startFast(h, http2)
+		return
+	}
 	wrapped := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		id := req.Header.Get(hdrID)
 		h.ServeHTTP(w, req)
-		close(rg.returnedChan(id))
+		rg.markReturned(id)
 	})
 	srv := httptest.NewUnstartedServer(wrapped)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // TLS handshakes cut short by Close
@@ -134,22 +161,75 @@ func (rg *rig) start(h http.Handler, http2 bool) {
 	} else {
 		srv.Start()
 	}
-	rg.srv, rg.client = srv, srv.Client()
+	rg.url, rg.client = srv.URL, srv.Client()
 	rg.client.Timeout = patience
 	rg.t.Cleanup(func() {
 		close(rg.done)
 		srv.Close()
-		waitGroup(rg.t, &rg.readers, "parked readers")
-		rg.mu.Lock()
-		defer rg.mu.Unlock()
-		for i, f := range rg.faults {
-			if i == 10 {
-				rg.t.Errorf("… and %d more faults", len(rg.faults)-i)
-				break
-			}
-			rg.t.Error(f)
-		}
+		rg.finish()
 	})
+}
+
+// startFast is start on the fast engine. h is served as it is, so that a
+// router's typed operations are served natively (a wrapper of ours would
+// send every request through the adapter); a request counts as returned
+// when its whole answer has arrived, which the engine sends only once its
+// handler has returned (no case's handler flushes).
+func (rg *rig) startFast(h http.Handler, http2 bool) {
+	if http2 {
+		rg.t.Skip("the fast engine speaks HTTP/1.1 and 1.0 only (docs/guide/fast-engine.md)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		rg.t.Fatal(err)
+	}
+	srv := &vane.Server{Handler: h, NoSignals: true, ShutdownTimeout: patience, Logger: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- fast.ServeListener(ctx, srv, ln) }()
+	rg.url = "http://" + ln.Addr().String()
+	rg.client = &http.Client{Timeout: patience, Transport: &http.Transport{}}
+	rg.t.Cleanup(func() {
+		close(rg.done)
+		cancel()
+		select {
+		case err := <-stopped:
+			if err != nil {
+				rg.t.Errorf("the fast engine: %v", err)
+			}
+		case <-time.After(patience):
+			rg.t.Errorf("the fast engine did not stop within %v", patience)
+		}
+		rg.finish()
+	})
+}
+
+// native fails the test if, on the fast engine, a route of r is not
+// served natively: the case is about the native path.
+func (rg *rig) native(r *vane.Router) {
+	if rg.engine != fastEngine {
+		return
+	}
+	for _, rt := range fast.Routes(r) {
+		if !rt.Native {
+			rg.t.Fatalf("%s %s is served through the adapter: %s", rt.Method, rt.Pattern, rt.Reason)
+		}
+	}
+}
+
+// finish waits for the parked readers and reports the faults handlers
+// recorded.
+func (rg *rig) finish() {
+	waitGroup(rg.t, &rg.readers, "parked readers")
+	rg.mu.Lock()
+	defer rg.mu.Unlock()
+	for i, f := range rg.faults {
+		if i == 10 {
+			rg.t.Errorf("… and %d more faults", len(rg.faults)-i)
+			break
+		}
+		rg.t.Error(f)
+	}
 }
 
 func waitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
@@ -171,6 +251,18 @@ func (rg *rig) returnedChan(id string) chan struct{} {
 		rg.returned[id] = ch
 	}
 	return ch
+}
+
+// markReturned records that the request id's handler has returned.
+func (rg *rig) markReturned(id string) {
+	ch := rg.returnedChan(id)
+	rg.mu.Lock()
+	defer rg.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
 }
 
 func (rg *rig) hasReturned(id string) bool {
@@ -263,13 +355,14 @@ func (rg *rig) do(method, path string, r role, id, body, contentType string) (re
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, rg.srv.URL+path, rd)
+	req, err := http.NewRequest(method, rg.url+path, rd)
 	if err != nil {
 		return reply{}, err
 	}
 	req.Header.Set(hdrID, id)
 	req.Header.Set(hdrRole, string(r))
 	req.Header.Set(hdrUser, userFor(id))
+	req.Header.Set("X-Request-Id", id) // the ID middleware.RequestID keeps
 	if body != "" {
 		if contentType == "" {
 			contentType = "application/json"
@@ -287,6 +380,9 @@ func (rg *rig) do(method, path string, r role, id, body, contentType string) (re
 	}
 	if rg.http2 && resp.ProtoMajor != 2 {
 		return reply{}, fmt.Errorf("%s %s (%s): answered over %s, not HTTP/2", method, path, id, resp.Proto)
+	}
+	if rg.engine == fastEngine {
+		rg.markReturned(id)
 	}
 	return reply{resp.StatusCode, string(b), resp.ProtoMajor}, nil
 }

@@ -49,10 +49,10 @@ func echoBackend(t *testing.T) (*httptest.Server, *http.Transport) {
 
 // testHTTPClient: a handler calls a second server with
 // http.NewRequestWithContext(req.Context(), …) under concurrent load.
-func testHTTPClient(t *testing.T) {
+func testHTTPClient(t *testing.T, e engine) {
 	backend, tr := echoBackend(t)
 	client := &http.Client{Transport: tr, Timeout: patience}
-	rg := newRig(t)
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	r.HandleFunc(http.MethodGet, "/calls/{id}", func(w http.ResponseWriter, req *http.Request) {
@@ -85,7 +85,7 @@ func testHTTPClient(t *testing.T) {
 // testDatabaseSQL: a handler queries a real database (SQLite, pure Go)
 // with req.Context() under concurrent load; database/sql's awaitDone
 // goroutine of each query outlives the handler.
-func testDatabaseSQL(t *testing.T) {
+func testDatabaseSQL(t *testing.T, e engine) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "hazard.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func testDatabaseSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rg := newRig(t)
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	r.HandleFunc(http.MethodGet, "/items/{n}", func(w http.ResponseWriter, req *http.Request) {
@@ -148,13 +148,13 @@ func itemFor(id string) int {
 // testReverseProxy: httputil.ReverseProxy routed by vane to a backend, on a
 // route and under a Mount, under concurrent load. Its Rewrite reads the
 // route's parameter and the user.
-func testReverseProxy(t *testing.T) {
+func testReverseProxy(t *testing.T, e engine) {
 	backend, tr := echoBackend(t)
 	target, err := url.Parse(backend.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rg := newRig(t)
+	rg := newRig(t, e)
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)

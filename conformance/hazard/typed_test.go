@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/middleware"
 )
 
 // Overlap cases over typed operations: what a typed handler keeps from its
@@ -66,8 +67,8 @@ func itemBody(id string) string {
 // testTypedBodyPointer: a typed handler keeps &in.Body in a cache (a map),
 // as ordinary Go code does, and reads it again after later requests of the
 // same operation were bound and served: it must be as it was.
-func testTypedBodyPointer(t *testing.T) {
-	rg := newRig(t)
+func testTypedBodyPointer(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	var mu sync.Mutex
 	cache := map[string]*item{}
@@ -91,6 +92,7 @@ func testTypedBodyPointer(t *testing.T) {
 		}
 		return &idOut{ID: id}, nil
 	})
+	rg.native(r)
 	rg.start(r, false)
 	rg.runOverlap(overlap{
 		rounds: rounds, later: later,
@@ -119,9 +121,9 @@ type rawIn struct {
 // testTypedBodyBytes: a typed handler keeps byte slices from its body, a
 // json.RawMessage and a []byte of a JSON body, or the whole body as []byte,
 // and reads them after later requests: they must be as they were.
-func testTypedBodyBytes(t *testing.T) {
+func testTypedBodyBytes(t *testing.T, e engine) {
 	t.Run("json", func(t *testing.T) {
-		rg := newRig(t)
+		rg := newRig(t, e)
 		r := vane.New()
 		vane.Post(r, "/blobs/{id}", func(ctx context.Context, in *blobIn) (*idOut, error) {
 			id := in.HID
@@ -131,6 +133,7 @@ func testTypedBodyBytes(t *testing.T) {
 			rg.act(role(in.Role), id, func() string { return string(raw) + "|" + string(blob) })
 			return &idOut{ID: id}, nil
 		})
+		rg.native(r)
 		rg.start(r, false)
 		rg.runOverlap(overlap{
 			rounds: rounds, later: later,
@@ -142,7 +145,7 @@ func testTypedBodyBytes(t *testing.T) {
 		})
 	})
 	t.Run("raw", func(t *testing.T) {
-		rg := newRig(t)
+		rg := newRig(t, e)
 		r := vane.New()
 		vane.Post(r, "/uploads/{id}", func(ctx context.Context, in *rawIn) (*idOut, error) {
 			id := in.HID
@@ -152,6 +155,7 @@ func testTypedBodyBytes(t *testing.T) {
 			rg.act(role(in.Role), id, func() string { return string(kept) })
 			return &idOut{ID: id}, nil
 		})
+		rg.native(r)
 		rg.start(r, false)
 		rg.runOverlap(overlap{
 			rounds: rounds, later: later,
@@ -173,8 +177,8 @@ type whoIn struct {
 // testTypedContext: a typed handler spawns work with its ctx, which reads
 // the user that router-wide middleware put there after later requests were
 // served.
-func testTypedContext(t *testing.T) {
-	rg := newRig(t)
+func testTypedContext(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	vane.Get(r, "/who/{id}", func(ctx context.Context, in *whoIn) (*idOut, error) {
@@ -194,6 +198,33 @@ func testTypedContext(t *testing.T) {
 	})
 }
 
+// testTypedVaneContext: a typed handler under vane's own middleware
+// (RequestID, which has an engine form, so that the fast engine serves
+// the operation natively) keeps its ctx and its input, and reads the
+// request ID the middleware put in the ctx, and its path parameter, after
+// later requests were served.
+func testTypedVaneContext(t *testing.T, e engine) {
+	rg := newRig(t, e)
+	r := vane.New()
+	r.Use(middleware.RequestID)
+	vane.Get(r, "/rid/{id}", func(ctx context.Context, in *whoIn) (*idOut, error) {
+		id := in.HID
+		rg.expect(id, "in.ID", in.ID, id)
+		rg.expect(id, "the request ID", middleware.RequestIDFrom(ctx), id)
+		rg.act(role(in.Role), id, func() string { return middleware.RequestIDFrom(ctx) + "|" + in.ID + "|" + in.HID })
+		return &idOut{ID: id}, nil
+	})
+	rg.native(r)
+	rg.start(r, false)
+	rg.runOverlap(overlap{
+		rounds: rounds, later: later,
+		send: func(r role, id string) error {
+			return rg.get("/rid/"+id, r, id, 200, `{"id":"`+id+`"}`)
+		},
+		judge: func(id, got string) error { return own(id, id, id)(got) },
+	})
+}
+
 type noteIn struct {
 	ID string `path:"id"`
 	hazardIn
@@ -207,8 +238,8 @@ type noteIn struct {
 // and panics; the operation's middleware recovers. Later requests of the
 // operation must not see its input (its secret), and the reader must read
 // its own.
-func testTypedPanic(t *testing.T) {
-	rg := newRig(t)
+func testTypedPanic(t *testing.T, e engine) {
+	rg := newRig(t, e)
 	r := vane.New()
 	r.Use(withUser)
 	vane.Post(r, "/notes/{id}", func(ctx context.Context, in *noteIn) (*idOut, error) {

@@ -28,7 +28,14 @@ func TestHTTPContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example service")
 	}
-	svc := examplerun.Start(t, examplerun.Options{Race: true})
+	for _, engine := range examplerun.Engines {
+		t.Run(strings.ReplaceAll(engine, "/", ""), func(t *testing.T) { testHTTPContract(t, engine) })
+	}
+}
+
+// testHTTPContract is the suite against the example served by engine.
+func testHTTPContract(t *testing.T, engine string) {
+	svc := examplerun.Start(t, examplerun.Options{Race: true, Engine: engine})
 	host := strings.TrimPrefix(svc.URL, "http://")
 	auth := "Authorization: Bearer " + svc.Token + "\r\n"
 	pet := `{"name":"Contract","species":"cat"}`
@@ -40,9 +47,31 @@ func TestHTTPContract(t *testing.T) {
 		// answer only at that timeout. (vane's own TestExpectContinueAnsweredAtOnce
 		// checks "at once" exactly, on synctest's clock.)
 		start := time.Now()
-		res := rawWait(t, host, "POST /pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n", false, vane.DefaultReadTimeout/2)
-		if len(res) == 0 || res[0].status != 401 {
-			t.Errorf("without a token: %v after %v", res, time.Since(start))
+		if engine == "fast" {
+			// The fast engine (fasthttp) answers 100 Continue as soon as
+			// the headers are read, before routing, and reads the first
+			// 8 KiB of the body before the handler runs; net/http answers
+			// 100 when the handler first reads the body
+			// (docs/guide/fast-engine.md). RFC 9110 section 10.1.1 allows
+			// both: the client sends the body it was asked for, and is
+			// refused after it.
+			conn := dial(t, host)
+			defer conn.Close()
+			io.WriteString(conn, "POST /pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n")
+			rd := bufio.NewReader(conn)
+			if line, _ := rd.ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 100") {
+				t.Fatalf("first line %q, want 100 Continue", line)
+			}
+			rd.ReadString('\n')
+			io.WriteString(conn, strings.Repeat(" ", 2000))
+			if r, err := http.ReadResponse(rd, nil); err != nil || r.StatusCode != 401 {
+				t.Errorf("without a token, after 100 Continue and the body: %v %v", r, err)
+			}
+		} else {
+			res := rawWait(t, host, "POST /pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n", false, vane.DefaultReadTimeout/2)
+			if len(res) == 0 || res[0].status != 401 {
+				t.Errorf("without a token: %v after %v", res, time.Since(start))
+			}
 		}
 		t.Logf("401 after %v", time.Since(start))
 		// With a token: 100 Continue, then the body, then 201.

@@ -20,8 +20,9 @@ import (
 )
 
 var (
-	examples = flag.Int("examples", 50, "schemathesis --max-examples: test cases per operation and phase")
-	seed     = flag.Int("seed", 20261122, "schemathesis --seed (fixed, so that a failure can be replayed)")
+	examples     = flag.Int("examples", 50, "schemathesis --max-examples: test cases per operation and phase")
+	fastExamples = flag.Int("fast-examples", 25, "schemathesis --max-examples on the fast engine, whose run follows net/http's with fewer cases to keep CI's time")
+	seed         = flag.Int("seed", 20261122, "schemathesis --seed (fixed, so that a failure can be replayed)")
 )
 
 // budget bounds the whole run of schemathesis, an external process, so
@@ -75,13 +76,27 @@ func explicitOnly(t *testing.T, url string) []byte {
 }
 
 // TestSchemathesis runs every check of schemathesis against the example
-// service's OpenAPI 3.1 document and requires no failure and no error.
+// service's OpenAPI 3.1 document and requires no failure and no error: on
+// net/http's server, and on the fast engine with fewer cases (-fast-examples),
+// the same seed and checks.
 func TestSchemathesis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example service, then schemathesis for a few minutes")
 	}
 	st := testtool.Venv(t, "schemathesis")
-	svc := examplerun.Start(t, examplerun.Options{Race: true})
+	for _, engine := range examplerun.Engines {
+		n := *examples
+		if engine == "fast" {
+			n = *fastExamples
+		}
+		t.Run(strings.ReplaceAll(engine, "/", ""), func(t *testing.T) { run(t, st, engine, n) })
+	}
+}
+
+// run runs schemathesis with examples cases against the example served
+// by engine.
+func run(t *testing.T, st, engine string, examples int) {
+	svc := examplerun.Start(t, examplerun.Options{Race: true, Engine: engine})
 	reports := t.TempDir()
 
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
@@ -103,7 +118,7 @@ func TestSchemathesis(t *testing.T) {
 		// would wait for its end. Its own test is examples/petstore's.
 		"--exclude-path", "/pets/events",
 		"--header", "Authorization: Bearer "+svc.Token,
-		"--max-examples", strconv.Itoa(*examples),
+		"--max-examples", strconv.Itoa(examples),
 		"--seed", strconv.Itoa(*seed),
 		"--workers", "1",
 		"--request-timeout", "10",

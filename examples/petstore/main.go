@@ -9,6 +9,7 @@
 //	go run ./petstore openapi > openapi.yaml
 //	go run ./petstore openapi json > openapi.json
 //	go run ./petstore seed 1000000         # add a million generated pets, in bulk
+//	go run ./petstore -engine fast          # served by vane's fasthttp engine (package fast)
 //
 // (from the examples directory, the module's root). Reading is open;
 // writing needs a bearer token: PETSTORE_TOKEN's, or one the service
@@ -44,6 +45,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/fast"
 	"github.com/vane-http/vane/middleware"
 )
 
@@ -85,6 +87,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	drain := flags.Duration("drain-delay", durationEnv("PETSTORE_DRAIN_DELAY", 0),
 		"at shutdown, time to keep serving with readiness failing before the listener closes; 5s-15s behind a load balancer ($PETSTORE_DRAIN_DELAY)")
 	logFormat := flags.String("log", envOr("PETSTORE_LOG", "json"), "log format: json or text ($PETSTORE_LOG)")
+	engine := flags.String("engine", envOr("PETSTORE_ENGINE", "net/http"),
+		"the server under the service: net/http, or fast (vane's fasthttp engine, HTTP/1.1 only) ($PETSTORE_ENGINE)")
 	flags.Usage = func() {
 		fmt.Fprintf(flags.Output(), "usage: petstore [flags]\n"+
 			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n"+
@@ -99,6 +103,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 		return err
+	}
+
+	if *engine != "net/http" && *engine != "fast" {
+		return fmt.Errorf("unknown engine %q (want net/http or fast)", *engine)
 	}
 
 	token, tokenMade := getenv("PETSTORE_TOKEN"), false
@@ -195,6 +203,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// ListenAndServe stops when ctx ends or on Ctrl-C or SIGTERM: readiness
 	// fails at once, the listener closes after the drain delay, and the
 	// requests in flight finish.
+	if *engine == "fast" {
+		return fast.ListenAndServe(ctx, srv)
+	}
 	return srv.ListenAndServe(ctx)
 }
 

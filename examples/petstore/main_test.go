@@ -124,26 +124,63 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 	return &running{printed, base, token, logs, stop}
 }
 
+// engines are the servers the command runs on (-engine), each test of the
+// command as operated running on each: the same service, the same answers.
+var engines = []string{"net/http", "fast"}
+
+// eachEngine runs test as a subtest for each engine, with the -engine
+// flag that selects it.
+func eachEngine(t *testing.T, test func(t *testing.T, engine []string)) {
+	for _, e := range engines {
+		t.Run(strings.ReplaceAll(e, "/", ""), func(t *testing.T) { test(t, []string{"-engine", e}) })
+	}
+}
+
 // TestRunServesUntilCancelled starts the command, uses every URL it prints,
 // and stops it.
 func TestRunServesUntilCancelled(t *testing.T) {
-	r := start(t, []string{"-data", t.TempDir()}, nil)
-	if !strings.HasSuffix(r.printed["docs page"], "/docs") || !strings.HasPrefix(r.printed["database"], "sqlite ") {
-		t.Fatalf("printed %v", r.printed)
-	}
-	for _, url := range append([]string{r.printed["docs page"], r.printed["pet store"], r.printed["OpenAPI"]},
-		strings.Fields(r.printed["health"])...) {
-		res, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
+	eachEngine(t, func(t *testing.T, engine []string) {
+		r := start(t, append([]string{"-data", t.TempDir()}, engine...), nil)
+		if !strings.HasSuffix(r.printed["docs page"], "/docs") || !strings.HasPrefix(r.printed["database"], "sqlite ") {
+			t.Fatalf("printed %v", r.printed)
 		}
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			t.Errorf("%s: %d", url, res.StatusCode)
+		for _, url := range append([]string{r.printed["docs page"], r.printed["pet store"], r.printed["OpenAPI"]},
+			strings.Fields(r.printed["health"])...) {
+			res, err := http.Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Errorf("%s: %d", url, res.StatusCode)
+			}
+			if strings.HasSuffix(url, "/docs") && !bytes.Contains(body, []byte("<html")) {
+				t.Errorf("%s is not the docs page: %.200q", url, body)
+			}
 		}
-	}
+		if err := r.stop(); err != nil {
+			t.Errorf("run returned %v after its context ended", err)
+		}
+		if strings.Contains(engine[1], "fast") != strings.Contains(r.logs.String(), `"msg":"fast: routes"`) {
+			t.Errorf("-engine %s: the fast engine's record of its routes is missing or extra:\n%s", engine[1], r.logs.String())
+		}
+	})
+}
+
+// The engine is named: the environment's PETSTORE_ENGINE chooses it as
+// the flag does, and a name that is not an engine is refused.
+func TestRunEngineChoice(t *testing.T) {
+	r := start(t, []string{"-data", t.TempDir()}, map[string]string{"PETSTORE_ENGINE": "fast"})
 	if err := r.stop(); err != nil {
-		t.Errorf("run returned %v after its context ended", err)
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.logs.String(), `"msg":"fast: routes"`) {
+		t.Errorf("PETSTORE_ENGINE=fast did not start the fast engine:\n%s", r.logs.String())
+	}
+	err := run(context.Background(), []string{"-engine", "fasthttp", "-data", t.TempDir()}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "fasthttp") {
+		t.Errorf("-engine fasthttp: %v, want an error naming it", err)
 	}
 }
 
@@ -212,8 +249,10 @@ func TestRestartKeepsPets(t *testing.T) {
 // request IDs, health and readiness, CORS for the configured origin, the
 // client's address behind a trusted proxy, and one JSON log line per
 // request.
-func TestRunAsOperated(t *testing.T) {
-	r := start(t, []string{"-data", t.TempDir(), "-cors-origins", "https://app.example", "-trusted-proxies", "127.0.0.1"}, nil)
+func TestRunAsOperated(t *testing.T) { eachEngine(t, testRunAsOperated) }
+
+func testRunAsOperated(t *testing.T, engine []string) {
+	r := start(t, append([]string{"-data", t.TempDir(), "-cors-origins", "https://app.example", "-trusted-proxies", "127.0.0.1"}, engine...), nil)
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	send := func(method, path string, header http.Header) (*http.Response, []byte) {
 		t.Helper()
@@ -313,7 +352,11 @@ func TestRunAsOperated(t *testing.T) {
 // At shutdown the service fails readiness at once, and keeps serving
 // until the drain delay has passed.
 func TestRunFailsReadinessWhileDraining(t *testing.T) {
-	r := start(t, []string{"-data", t.TempDir(), "-drain-delay", "1s"}, nil)
+	eachEngine(t, testRunFailsReadinessWhileDraining)
+}
+
+func testRunFailsReadinessWhileDraining(t *testing.T, engine []string) {
+	r := start(t, append([]string{"-data", t.TempDir(), "-drain-delay", "1s"}, engine...), nil)
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.stop() }()
 	// Real time: the command serves on a real socket. The limit is

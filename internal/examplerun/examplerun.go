@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,7 +60,14 @@ type Options struct {
 	// Seed, if not 0, is how many generated pets `petstore seed` adds to
 	// the store before the service starts.
 	Seed int
+	// Engine is the server under the service (PETSTORE_ENGINE): "" or
+	// "net/http", or "fast" (package github.com/vane-http/vane/fast).
+	Engine string
 }
+
+// Engines are the servers the example runs on; a conformance suite runs
+// against each (Options.Engine).
+var Engines = []string{"net/http", "fast"}
 
 // Start builds the example service and starts it on a free port of
 // 127.0.0.1, in a temporary working directory, and returns once it answers
@@ -72,18 +78,9 @@ func Start(t testing.TB, o Options) *Service {
 	t.Helper()
 	bin := build(t, o.Race)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-
 	s := &Service{
-		URL:   "http://127.0.0.1:" + strconv.Itoa(port),
 		Token: Token,
 		bin:   bin,
-		addr:  "127.0.0.1:" + strconv.Itoa(port),
 		dir:   t.TempDir(),
 		out:   &syncbuf.Buffer{},
 	}
@@ -95,6 +92,9 @@ func Start(t testing.TB, o Options) *Service {
 		}
 	}
 	s.env = append(s.env, "PETSTORE_TOKEN="+Token, "PETSTORE_CURSOR_KEY="+CursorKey)
+	if o.Engine != "" {
+		s.env = append(s.env, "PETSTORE_ENGINE="+o.Engine)
+	}
 	s.env = append(s.env, o.Env...)
 	t.Cleanup(func() {
 		if s.running {
@@ -121,10 +121,17 @@ func (s *Service) seed(t testing.TB, n int) {
 }
 
 // launch starts the built service on its address and waits until it
-// answers GET /openapi.json.
+// answers GET /openapi.json. The first launch listens on a port the
+// system picks (-addr 127.0.0.1:0) and reads it from what the service
+// prints, so that no other process can take the port between its choice
+// and the service's listen (and answer in the service's place).
 func (s *Service) launch(t testing.TB) {
 	t.Helper()
-	s.cmd = exec.Command(s.bin, "-addr", s.addr)
+	addr := s.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	s.cmd = exec.Command(s.bin, "-addr", addr)
 	s.cmd.Dir, s.cmd.Env = s.dir, s.env
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	s.done = make(chan error, 1)
@@ -137,11 +144,17 @@ func (s *Service) launch(t testing.TB) {
 
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		res, err := http.Get(s.URL + "/openapi.json")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
+		if s.addr == "" {
+			s.addr = listening(s.out.String())
+		}
+		if s.addr != "" {
+			s.URL = "http://" + s.addr
+			res, err := http.Get(s.URL + "/openapi.json")
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					return
+				}
 			}
 		}
 		select {
@@ -151,9 +164,25 @@ func (s *Service) launch(t testing.TB) {
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the example service did not answer GET %s/openapi.json within 60 s:\n%s", s.URL, s.out.String())
+			t.Fatalf("the example service did not answer GET /openapi.json on %q within 60 s:\n%s", s.addr, s.out.String())
 		}
 	}
+}
+
+// listening returns the address the service printed that it serves on
+// ("pet store: http://127.0.0.1:PORT/pets"), or "" before it did.
+func listening(out string) string {
+	const prefix = "pet store: http://"
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+len(prefix):]
+	j := strings.Index(rest, "/pets\n")
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
 }
 
 // Restart starts the service again on the same address, after Stop or

@@ -23,3 +23,18 @@ func TestPackage(t *testing.T) {
 		t.Errorf("with examples/go.mod: %s %s", dir, pkg)
 	}
 }
+
+// The service's address is read from what it prints once it listens,
+// and from nothing before.
+func TestListening(t *testing.T) {
+	for out, want := range map[string]string{
+		"":                             "",
+		"pet store: http://127.0.0.1:": "",
+		"{\"level\":\"INFO\"}\npet store: http://127.0.0.1:41234/pets\ndocs page: http://127.0.0.1:41234/docs\n": "127.0.0.1:41234",
+		"pet store: http://[::1]:8080/pets\n": "[::1]:8080",
+	} {
+		if got := listening(out); got != want {
+			t.Errorf("listening(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

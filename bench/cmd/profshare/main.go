@@ -37,6 +37,9 @@ var owners = []struct {
 	{"application", func(fn string) bool {
 		return strings.HasPrefix(fn, "main.") || strings.HasPrefix(fn, "github.com/vane-http/vane/bench/")
 	}},
+	{"engine", func(fn string) bool { // vane's fast engine: between fasthttp and vane's handlers
+		return strings.HasPrefix(fn, "github.com/vane-http/vane/fast.") || strings.HasPrefix(fn, "github.com/vane-http/vane/internal/engine.")
+	}},
 	{"vane", func(fn string) bool { return strings.HasPrefix(fn, "github.com/vane-http/vane") }},
 	{"framework", func(fn string) bool {
 		for _, peer := range []string{"github.com/gofiber/", "github.com/gin-gonic/", "github.com/labstack/echo", "github.com/go-chi/", "github.com/danielgtaylor/huma"} {
@@ -64,7 +67,7 @@ func main() {
 	dir := flag.String("dir", "results/profile", "where e2e-profile left the profiles and wrk reports")
 	rounds := flag.Int("rounds", 3, "rounds")
 	flag.Parse()
-	cols := []string{"application", "vane", "framework", "server", "GC", "runtime"}
+	cols := []string{"application", "vane", "engine", "framework", "server", "GC", "runtime"}
 	fmt.Println("| implementation | requests/s | CPU µs per request | " + strings.Join(cols, " | ") + " | of which system calls |")
 	fmt.Println("|---|---|---|" + strings.Repeat("---|", len(cols)+1))
 	for _, impl := range flag.Args() {

@@ -455,6 +455,8 @@ func versions(commit string) []report.Version {
 	}
 	for _, m := range []struct{ name, mod string }{
 		{"fiber (end to end)", "github.com/gofiber/fiber/v3"},
+		{"fiber v2 (humafiber, end to end)", "github.com/gofiber/fiber/v2"},
+		{"fasthttp (fiber, vane-fast)", "github.com/valyala/fasthttp"},
 		{"jsoniter (codec)", "github.com/json-iterator/go"},
 		{"go-json (codec)", "github.com/goccy/go-json"},
 		{"benchstat", "golang.org/x/perf"},

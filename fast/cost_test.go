@@ -1,0 +1,140 @@
+package fast
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+	"github.com/vane-http/vane"
+)
+
+// What each path costs, and that plain middleware runs: one typed
+// operation registered three times, alone (served natively), behind a
+// plain func(http.Handler) http.Handler of the router's group, and behind
+// one given to it with vane.Middleware (both served through the adapter, which runs
+// the middleware). Each request is handed to the engine's handler
+// in-process, as fasthttp hands it over, and its allocations counted.
+
+type costIn struct {
+	ID    int64  `path:"id" minimum:"1"`
+	Limit int    `query:"limit" default:"20" maximum:"100"`
+	Auth  string `header:"Authorization"`
+}
+
+type costOut struct {
+	ID    int64 `json:"id"`
+	Limit int   `json:"limit"`
+}
+
+func costHandler(ctx context.Context, in *costIn) (*costOut, error) {
+	return &costOut{ID: in.ID, Limit: in.Limit}, nil
+}
+
+// stamp is plain middleware: it marks the answer with its name.
+func stamp(name string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Add("X-Plain", name)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// costEngine is the fast engine over r, not listening: its handler is
+// called with requests built in-process.
+func costEngine(t testing.TB, r *vane.Router) fasthttp.RequestHandler {
+	t.Helper()
+	srv := &vane.Server{Handler: r, NoSignals: true, Logger: slog.New(slog.DiscardHandler)}
+	e, err := newEngine(context.Background(), srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.fs.Handler
+}
+
+// costRequest returns a RequestCtx holding a GET of target.
+func costRequest(target string) *fasthttp.RequestCtx {
+	var req fasthttp.Request
+	raw := "GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n"
+	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+		panic(err)
+	}
+	c := &fasthttp.RequestCtx{}
+	c.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}, nil)
+	return c
+}
+
+// TestPlainMiddlewareRuns: plain middleware, of the router's groups and
+// of an operation's vane.Middleware, runs on the fast engine (through the adapter), in
+// order, never skipped; the route without it is native.
+func TestPlainMiddlewareRuns(t *testing.T) {
+	r := vane.New()
+	vane.Get(r, "/native/{id}", costHandler)
+	vane.Get(r.Group("/group", vane.Middleware(stamp("group"))), "/{id}", costHandler)
+	vane.Get(r.Group("/both", vane.Middleware(stamp("group"))), "/{id}", costHandler,
+		vane.Middleware(stamp("op")))
+	h := costEngine(t, r)
+	for target, want := range map[string][]string{
+		"/native/7?limit=3": nil,
+		"/group/7?limit=3":  {"group"},
+		"/both/7?limit=3":   {"group", "op"},
+	} {
+		c := costRequest(target)
+		h(c)
+		var got []string
+		for _, v := range c.Response.Header.PeekAll("X-Plain") {
+			got = append(got, string(v))
+		}
+		if c.Response.StatusCode() != 200 || string(c.Response.Body()) != `{"id":7,"limit":3}` || len(got) != len(want) {
+			t.Errorf("%s: %d %s, X-Plain %q; want 200 and X-Plain %q", target, c.Response.StatusCode(), c.Response.Body(), got, want)
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: X-Plain %q, want %q", target, got, want)
+			}
+		}
+	}
+	native := map[string]bool{}
+	for _, rt := range Routes(r) {
+		native[rt.Pattern] = rt.Native
+	}
+	if !native["/native/{id}"] || native["/group/{id}"] || native["/both/{id}"] {
+		t.Errorf("native: %v; want /native/{id} alone", native)
+	}
+}
+
+// TestPathCost counts the allocations of one request on each path: the
+// native path builds no *http.Request, the adapter builds one (and its
+// URL, header map, context and ResponseWriter) and hands it to a worker
+// goroutine. docs/guide/fast-engine.md states these counts.
+func TestPathCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations")
+	}
+	r := vane.New()
+	vane.Get(r, "/native/{id}", costHandler)
+	vane.Get(r.Group("/group", vane.Middleware(stamp("group"))), "/{id}", costHandler)
+	h := costEngine(t, r)
+	allocs := map[string]float64{}
+	for _, target := range []string{"/native/7?limit=3", "/group/7?limit=3"} {
+		c := costRequest(target)
+		allocs[target] = testing.AllocsPerRun(200, func() {
+			c.Response.Reset()
+			h(c)
+		})
+		if c.Response.StatusCode() != 200 {
+			t.Fatalf("%s: %d %s", target, c.Response.StatusCode(), c.Response.Body())
+		}
+	}
+	native, adapter := allocs["/native/7?limit=3"], allocs["/group/7?limit=3"]
+	t.Logf("allocations a request: native %.0f, adapter (with one plain middleware) %.0f", native, adapter)
+	if native >= adapter {
+		t.Errorf("native %.0f allocations a request, adapter %.0f: the native path should cost less", native, adapter)
+	}
+}

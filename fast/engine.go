@@ -1,0 +1,201 @@
+package fast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/valyala/fasthttp"
+	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/internal/engine"
+	"github.com/vane-http/vane/problem"
+	"github.com/vane-http/vane/router"
+)
+
+// server is what the engine serves: the handler, and for a *vane.Router
+// the native chain of each route that has one.
+type server struct {
+	router  *vane.Router   // nil when the handler is not a vane router
+	mux     *router.Router // router's tree of routes
+	handler http.Handler   // the whole handler as net/http serves it, for the adapter
+	routes  []engine.Handler
+	reasons []string // why a route has no native chain ("" when it has)
+	base    context.Context
+	limit   int64 // the server's body limit; 0: none
+	logger  *slog.Logger
+	recover engine.Middleware // the engine form of the server's Recoverer, around every native chain
+	closing func() bool       // the server is draining: answers close their connections
+	workers workers
+	states  sync.Pool // *state
+	// tooLarge holds the headers of requests whose declared body is over
+	// limit, from HeaderReceived until they are answered.
+	tooLarge sync.Map // *fasthttp.RequestHeader -> struct{}
+}
+
+// setRouter makes r the router s serves.
+func (s *server) setRouter(r *vane.Router) {
+	s.router, s.mux = r, engine.Hooks.Mux(r)
+}
+
+// compile builds s's native chains: for each route of the router, the
+// engine forms of its middleware around its typed operation, or the
+// reason it has none, in which case the adapter serves it.
+func (s *server) compile() {
+	r := s.router
+	if r == nil {
+		return
+	}
+	routes := r.Routes()
+	s.routes = make([]engine.Handler, len(routes))
+	s.reasons = make([]string, len(routes))
+	for i, rt := range routes {
+		h, why := s.nativeChain(i, rt)
+		s.routes[i], s.reasons[i] = h, why
+	}
+}
+
+func (s *server) nativeChain(i int, rt vane.RouteInfo) (engine.Handler, string) {
+	layers, registered := s.mux.Layers(i)
+	h, opMws, why := engine.Hooks.Operation(s.router, rt.Method, rt.Pattern, registered)
+	if h == nil {
+		return nil, why
+	}
+	var forms []engine.Middleware
+	for j, l := range layers {
+		if l.Std == nil {
+			return nil, fmt.Sprintf("middleware %d of %d (%s) is a UseFunc middleware, which has no engine form", j+1, len(layers), funcName(l.Func))
+		}
+		m, ok := engine.Native(l.Std)
+		if !ok {
+			return nil, fmt.Sprintf("middleware %d of %d (%s) has no engine form", j+1, len(layers), funcName(l.Std))
+		}
+		forms = append(forms, m)
+	}
+	for j, mw := range opMws {
+		m, ok := engine.Native(mw)
+		if !ok {
+			return nil, fmt.Sprintf("its Middleware %d of %d (%s) has no engine form", j+1, len(opMws), funcName(mw))
+		}
+		forms = append(forms, m)
+	}
+	for j := len(forms) - 1; j >= 0; j-- {
+		h = forms[j](h)
+	}
+	if s.recover != nil {
+		h = s.recover(h)
+	}
+	return h, ""
+}
+
+func funcName(f any) string {
+	if fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return fmt.Sprintf("%T", f)
+}
+
+func (s *server) getState() *state {
+	if st, ok := s.states.Get().(*state); ok {
+		return st
+	}
+	max := 0
+	if s.router != nil {
+		max = s.mux.MaxParams()
+	}
+	return &state{header: make(http.Header, 16), params: make([]string, max)}
+}
+
+// handle is fasthttp's handler: every request the engine reads.
+func (s *server) handle(c *fasthttp.RequestCtx) {
+	st := s.getState()
+	defer s.states.Put(st)
+	st.read(c)
+	r := &st.req
+	if s.closing() {
+		// Draining: every answer closes its connection (set once the
+		// handler is done, so that no header of its undoes it).
+		defer c.SetConnectionClose()
+	}
+	if !strings.HasPrefix(r.Proto, "HTTP/1.") {
+		// As net/http: only HTTP/1.x is read from a connection.
+		writeProblem(c, problem.New(http.StatusHTTPVersionNotSupported, "The server speaks HTTP/1.1 and HTTP/1.0."))
+		c.SetConnectionClose()
+		return
+	}
+	if st.hosts > 1 || st.hosts == 0 && r.Proto == "HTTP/1.1" && r.Method != http.MethodConnect {
+		// RFC 9112 section 3.2, as net/http answers.
+		writeProblem(c, problem.New(http.StatusBadRequest, "an HTTP/1.1 request needs one Host header"))
+		c.SetConnectionClose()
+		return
+	}
+	if s.limit > 0 && r.ContentLength > s.limit {
+		s.tooLarge.Delete(&c.Request.Header)
+		writeProblem(c, problem.New(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("The request body is larger than the limit of %d bytes.", s.limit)))
+		lingerAfter(c) // the unread body is not drained
+		return
+	}
+	var b *body
+	if r.ContentLength != 0 {
+		b = &body{r: c.RequestBodyStream(), limit: s.limit}
+		if b.r == nil {
+			b.r = eofReader{}
+		}
+		r.Body = b
+	} else {
+		r.Body = http.NoBody
+	}
+	if s.router != nil && native(r.Path, r.RawQuery) {
+		st.params = st.params[:cap(st.params)]
+		if m, ok := s.mux.Lookup(r.Method, r.Path, st.params); ok && s.routes[m.Route] != nil {
+			r.Pattern, r.Params = m.Pattern, st.params[:m.Params]
+			s.serveNative(c, st, s.routes[m.Route])
+			if b != nil {
+				b.finish(c, r.ContentLength)
+			}
+			return
+		}
+	}
+	s.serveAdapter(c, st, b)
+}
+
+// serveNative runs h, a route's native chain, for st.req.
+func (s *server) serveNative(c *fasthttp.RequestCtx, st *state, h engine.Handler) {
+	r := &st.req
+	r.Header = st.fillHeader()
+	ctx, cancel := newContext(s.base)
+	r.Ctx = ctx
+	w := &st.w
+	w.reset(c)
+	defer func() {
+		if v := recover(); v != nil {
+			// Past the chain's Recoverer (http.ErrAbortHandler, or a
+			// router served without one): as net/http, the connection
+			// is closed without an answer.
+			cancel()
+			if err, ok := v.(error); !ok || !errors.Is(err, http.ErrAbortHandler) {
+				s.logger.Error("fast: panic serving request", "method", r.Method, "path", r.Path, "panic", v)
+			}
+			w.Discard()
+			w.c = nil
+			c.HijackSetNoResponse(true)
+			c.Hijack(func(net.Conn) {})
+		}
+	}()
+	h(w, r)
+	cancel()
+	st.keys = w.finish(st.keys)
+	w.c = nil
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

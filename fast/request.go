@@ -1,0 +1,246 @@
+package fast
+
+import (
+	"bytes"
+	"net/http"
+	"unsafe"
+
+	"github.com/valyala/fasthttp"
+	"github.com/vane-http/vane/internal/engine"
+)
+
+// state is the scratch of one request on its way through the engine:
+// pooled, since no handler sees it. What a handler can reach is made
+// fresh for each request: the arena (every string of the request), the
+// context, the body.
+type state struct {
+	req    engine.Request
+	header http.Header // req.Header on the native path
+	vals   []string    // the backing of header's values
+	kvs    []span      // the header lines in the arena: key, value
+	params []string    // req.Params
+	w      writer      // the native path's ResponseWriter
+	keys   []string    // response header names, sorted, when they are written
+	arena  string      // the request's strings (read)
+	hosts  int         // Host header lines
+	chunk  bool        // Transfer-Encoding: chunked
+	close  bool        // Connection: close
+}
+
+type span struct{ k0, k1, v0, v1 int32 }
+
+// read fills st.req from c with strings that outlive the request: the
+// request target and every header line are copied once into a new
+// string, the arena, of which the request's strings are substrings.
+// Header is not filled (native and adapter fill their own); kvs locate
+// the header lines in the arena.
+func (st *state) read(c *fasthttp.RequestCtx) {
+	h := &c.Request.Header
+	uri := h.RequestURI()
+	raw := h.RawHeaders()
+	arena := make([]byte, 0, len(uri)+len(raw))
+	arena = append(arena, uri...)
+	st.kvs = st.kvs[:0]
+	st.chunk, st.close = false, false
+	host := span{-1, -1, -1, -1}
+	st.hosts = 0
+	for k, v := range h.AllInOrder() {
+		sp := span{k0: int32(len(arena))}
+		arena = append(arena, k...)
+		sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
+		arena = append(arena, v...)
+		sp.v1 = int32(len(arena))
+		switch {
+		case bytes.Equal(k, hostKey):
+			if st.hosts++; host.k0 < 0 {
+				host = sp
+			}
+			continue // net/http keeps it in Host, not Header
+		case bytes.Equal(k, transferEncodingKey):
+			st.chunk = st.chunk || bytes.Contains(bytes.ToLower(v), chunkedValue)
+			continue // net/http keeps it in TransferEncoding
+		case bytes.Equal(k, connectionKey):
+			st.close = st.close || bytes.EqualFold(v, closeValue)
+		}
+		st.kvs = append(st.kvs, sp)
+	}
+	s := unsafe.String(unsafe.SliceData(arena), len(arena))
+	target := s[:len(uri)]
+	r := &st.req
+	*r = engine.Request{
+		Method:        method(h.Method()),
+		RequestURI:    target,
+		Proto:         proto(h),
+		RemoteAddr:    remoteAddr(c),
+		ContentLength: int64(h.ContentLength()),
+		Params:        st.params[:0],
+	}
+	r.Path, r.RawQuery = target, ""
+	if i := indexByte(target, '?'); i >= 0 {
+		r.Path, r.RawQuery = target[:i], target[i+1:]
+	}
+	if host.k0 >= 0 {
+		r.Host = s[host.v0:host.v1]
+	}
+	switch {
+	case st.chunk:
+		r.ContentLength = -1
+	case r.ContentLength == -2: // no length and no coding: no body
+		r.ContentLength = 0
+	}
+	st.arena = s
+}
+
+// fillHeader fills st.header, the native path's request header, from the
+// arena: every line but Host and Transfer-Encoding (and Content-Length
+// with a chunked body), as net/http's Request.Header has them.
+func (st *state) fillHeader() http.Header {
+	h := st.header
+	clear(h)
+	st.vals = st.vals[:0]
+	s := st.arena
+	for _, sp := range st.kvs {
+		k, v := s[sp.k0:sp.k1], s[sp.v0:sp.v1]
+		if st.chunk && k == "Content-Length" {
+			continue
+		}
+		if old, ok := h[k]; ok {
+			h[k] = append(old, v) // a line repeated: rare, and allocates
+			continue
+		}
+		st.vals = append(st.vals, v)
+		n := len(st.vals)
+		h[k] = st.vals[n-1 : n : n]
+	}
+	return h
+}
+
+// newHeader is fillHeader for the adapter: a new map, which the handler
+// may keep.
+func (st *state) newHeader() http.Header {
+	h := make(http.Header, len(st.kvs))
+	s := st.arena
+	for _, sp := range st.kvs {
+		k, v := s[sp.k0:sp.k1], s[sp.v0:sp.v1]
+		if st.chunk && k == "Content-Length" {
+			continue
+		}
+		h[k] = append(h[k], v)
+	}
+	return h
+}
+
+var (
+	hostKey             = []byte("Host")
+	transferEncodingKey = []byte("Transfer-Encoding")
+	connectionKey       = []byte("Connection")
+	chunkedValue        = []byte("chunked")
+	closeValue          = []byte("close")
+)
+
+// method returns the method m as a string: a constant for the standard
+// methods, a copy for any other.
+func method(m []byte) string {
+	switch string(m) {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodHead:
+		return http.MethodHead
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodPatch:
+		return http.MethodPatch
+	case http.MethodDelete:
+		return http.MethodDelete
+	case http.MethodOptions:
+		return http.MethodOptions
+	case http.MethodConnect:
+		return http.MethodConnect
+	case http.MethodTrace:
+		return http.MethodTrace
+	}
+	return string(m)
+}
+
+// proto is the request's protocol, "HTTP/1.1", "HTTP/1.0" or another
+// version fasthttp read (HTTP/x.y), which handle refuses unless its
+// major version is 1.
+func proto(h *fasthttp.RequestHeader) string {
+	switch p := h.Protocol(); {
+	case h.IsHTTP11():
+		return "HTTP/1.1"
+	case string(p) == "HTTP/1.0":
+		return "HTTP/1.0"
+	default:
+		return string(p)
+	}
+}
+
+// remoteAddr is the connection's peer as net/http gives it (host:port),
+// made once per connection by the engine's listener.
+func remoteAddr(c *fasthttp.RequestCtx) string {
+	if pc, ok := c.Conn().(*peerConn); ok {
+		return pc.peer
+	}
+	return c.RemoteAddr().String()
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// pathByte marks the bytes a path may hold to be served natively: those
+// net/http keeps in URL.Path as they are, with an empty RawPath (RFC
+// 3986's unreserved and sub-delims, ':', '@' and '/'). Anything else
+// (an escape, a byte net/http escapes or refuses) goes to the adapter,
+// which parses the target as net/http does.
+var pathByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-._~!$&'()*+,;=:@/" {
+		t[c] = true
+	}
+	return t
+}()
+
+// queryByte marks the bytes a query may hold to be served natively: all
+// but control characters, space, '#' (which the router refuses) and
+// bytes of 0x80 and above, which net/http keeps but a client sends
+// escaped.
+var queryByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = c != '#'
+	}
+	return t
+}()
+
+// native reports whether the request target is one the native path
+// takes: origin form, a path of pathByte bytes, a query of queryByte
+// bytes.
+func native(path, query string) bool {
+	if path == "" || path[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(path); i++ {
+		if !pathByte[path[i]] {
+			return false
+		}
+	}
+	for i := 0; i < len(query); i++ {
+		if !queryByte[query[i]] {
+			return false
+		}
+	}
+	return true
+}
