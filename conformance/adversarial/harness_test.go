@@ -65,6 +65,7 @@ func TestAdversarial(t *testing.T) {
 		{"cors", corsCases},
 		{"writes", writes},
 		{"secrets", secrets},
+		{"round2", round2},
 	} {
 		t.Run(area.name, func(t *testing.T) { area.run(t, s) })
 	}
