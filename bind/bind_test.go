@@ -635,3 +635,35 @@ func TestRepeatedScalarHeaderIsOneList(t *testing.T) {
 	}
 	st.Release()
 }
+
+// A query value whose bytes are not UTF-8, escaped or raw, is a 422: no
+// JSON Schema string holds it (a JSON body's are refused too). UTF-8,
+// escaped or raw, is bound.
+func TestQueryValueNotUTF8(t *testing.T) {
+	type in struct {
+		S    string   `query:"s"`
+		Tags []string `query:"tag"`
+	}
+	b := compile(t, reflect.TypeFor[in](), "GET", "/x")
+	for _, q := range []string{"s=%FF", "s=%C0%AF", "s=%ED%A0%80", "s=a\xffb", "tag=a&tag=%FF", "s=%F4%90%80%80"} {
+		req := httptest.NewRequest("GET", "/x", nil)
+		req.URL.RawQuery = q
+		var v in
+		var st State
+		prob := b.Bind(req, nil, &v, &st)
+		st.Release()
+		if prob == nil || prob.Status != 422 || len(prob.Errors) != 1 || prob.Errors[0].Message != string(errNotUTF8) {
+			t.Errorf("?%q: %v %+v, want one 422: %s", q, prob, v, errNotUTF8)
+		}
+	}
+	for q, want := range map[string]string{"s=%C3%A9": "é", "s=\xc3\xa9": "é", "s=%F0%9F%91%8D": "👍"} {
+		req := httptest.NewRequest("GET", "/x", nil)
+		req.URL.RawQuery = q
+		var v in
+		var st State
+		if prob := b.Bind(req, nil, &v, &st); prob != nil || v.S != want {
+			t.Errorf("?%q: %v %q, want %q", q, prob, v.S, want)
+		}
+		st.Release()
+	}
+}
