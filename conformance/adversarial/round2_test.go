@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // round2 is the second adversarial round (2026-11-27), by a client who did
@@ -134,6 +135,28 @@ func round2Keys(t *testing.T, s *target) {
 		res = s.do(t, "DELETE", path(id), nil, s.auth(), key)
 		wantStatus(t, "DELETE with the same key", res, 204)
 		wantStatus(t, "the pet after the DELETE", s.do(t, "GET", path(id), nil), 404)
+	})
+
+	t.Run("a patch's key: the same patch in other spacing replays, another form or pet is 422", func(t *testing.T) {
+		// The fingerprint is the request as decoded: white space is not
+		// the request, the patch's media type and the pet are.
+		key := "Idempotency-Key: " + s.name("patch-key-000000000000-")
+		a, _ := s.create(t, `{"name":"`+s.name("KeyPatch")+`","species":"cat"}`)
+		b, _ := s.create(t, `{"name":"`+s.name("KeyPatch")+`","species":"cat"}`)
+		merge := "Content-Type: application/merge-patch+json"
+		first := s.do(t, "PATCH", path(a), []byte(`{"status":"pending"}`), merge, s.auth(), key)
+		wantStatus(t, "the first PATCH", first, 200)
+		again := s.do(t, "PATCH", path(a), []byte(`{ "status" : "pending" }`), merge, s.auth(), key)
+		if again.status != 200 || again.header.Get("Idempotent-Replayed") != "true" || again.header.Get("ETag") != first.header.Get("ETag") {
+			t.Errorf("the same patch in other spacing: %s, replayed %q; want the first answer", again, again.header.Get("Idempotent-Replayed"))
+		}
+		res := s.do(t, "PATCH", path(a), []byte(`[{"op":"replace","path":"/status","value":"pending"}]`), "Content-Type: application/json-patch+json", s.auth(), key)
+		wantProblem(t, "the same change as a JSON Patch under the key", res, 422)
+		res = s.do(t, "PATCH", path(b), []byte(`{"status":"pending"}`), merge, s.auth(), key)
+		wantProblem(t, "the same patch of another pet under the key", res, 422)
+		if res := s.do(t, "GET", path(b), nil); strings.Contains(string(res.body), `"pending"`) {
+			t.Errorf("the refused patch changed pet %d: %s", b, res)
+		}
 	})
 
 	t.Run("a key is no credential", func(t *testing.T) {
@@ -497,6 +520,42 @@ func round2Streams(t *testing.T, s *target) {
 	// section 5.3), out of the grammar: never the first of them alone.
 	res := s.do(t, "GET", "/pets/events", nil, "Last-Event-ID: 1", "Last-Event-ID: 2")
 	wantProblem(t, "two Last-Event-ID fields", res, 422)
+	// Reconnects give their slots back: 100 streams opened and closed one
+	// after another, then a client's 32 at once all open. The server
+	// notices a closed connection in its own time, so a 429 among the 32
+	// is tried again after a pause (a bound for a busy machine, not a
+	// measure).
+	const reconnecting = "X-Forwarded-For: 203.0.113.78"
+	for i := range 100 {
+		res, done := s.openStream(t, reconnecting)
+		code := res.StatusCode
+		done()
+		if code != 200 {
+			t.Fatalf("reconnect %d: %d", i, code)
+		}
+	}
+	for try := 0; ; try++ {
+		var closers []func()
+		refused := 0
+		for range 32 {
+			res, done := s.openStream(t, reconnecting)
+			closers = append(closers, done)
+			if res.StatusCode != 200 {
+				refused++
+			}
+		}
+		for _, done := range closers {
+			done()
+		}
+		if refused == 0 {
+			break
+		}
+		if try == 20 {
+			t.Errorf("after 100 reconnects, %d of a client's 32 streams refused 20 times over: slots were not given back", refused)
+			break
+		}
+		time.Sleep(time.Second)
+	}
 	// A method override header is not a method (no route reads one).
 	id, _ := s.create(t, `{"name":"`+s.name("Override")+`","species":"cat"}`)
 	for _, h := range []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"} {
