@@ -623,6 +623,20 @@ func round2Docs(t *testing.T, s *target) {
 			t.Errorf("GET %s: redirected to %q", p, loc)
 		}
 	}
+	// A redirect to a clean path never leaves the origin: no Location
+	// that a browser reads as another host (//host, /\host), and CR/LF
+	// stay escaped.
+	for _, p := range []string{"//evil.example/pets", "/pets/..//evil.example", "/.//evil.example", "///evil.example/", "/docs/..//evil.example",
+		"/pets/./?x=//evil.example", "/pets/%0d%0aSet-Cookie:x=1/", "/pets/1/%2e%2e"} {
+		res := s.rawOne(t, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		loc := res.header.Get("Location")
+		if res.status >= 300 && res.status < 400 && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\")) {
+			t.Errorf("GET %s: %d to %q, off the origin", p, res.status, loc)
+		}
+		if res.header.Get("Set-Cookie") != "" {
+			t.Errorf("GET %s: a Set-Cookie from the target", p)
+		}
+	}
 	for _, p := range []string{
 		"/docs%2f..%2fopenapi.json", "/docs/..%2f..%2fetc%2fpasswd", "/docs/%2fetc%2fpasswd", "/docs/swagger-ui-bundle.js%00",
 		"/docs/%5c..%5cgo.mod", "/docs/..%5c..%5cgo.mod", "/docs/INIT.JS", "/docs;/x", "/openapi.json;.html", "/openapi.JSON",
