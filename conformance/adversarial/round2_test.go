@@ -159,6 +159,23 @@ func round2Keys(t *testing.T, s *target) {
 		}
 	})
 
+	t.Run("a browser may send a key and read that an answer is a replay", func(t *testing.T) {
+		// The Fetch standard's preflight lists the request's headers
+		// sorted, in lower case, joined by commas.
+		for _, m := range []string{"POST /pets", "PUT /pets/1", "PATCH /pets/1", "DELETE /pets/1"} {
+			method, target, _ := strings.Cut(m, " ")
+			res := s.do(t, "OPTIONS", target, nil, "Origin: "+origin, "Access-Control-Request-Method: "+method,
+				"Access-Control-Request-Headers: authorization,content-type,idempotency-key,if-match")
+			if res.header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(res.header.Get("Access-Control-Allow-Headers"), "idempotency-key") {
+				t.Errorf("preflight of %s with Idempotency-Key: %d %v", m, res.status, res.header)
+			}
+		}
+		res := s.do(t, "GET", "/pets", nil, "Origin: "+origin)
+		if !listHas(res.header, "Access-Control-Expose-Headers", "Idempotent-Replayed") {
+			t.Errorf("Idempotent-Replayed is not exposed to pages: %v", res.header.Values("Access-Control-Expose-Headers"))
+		}
+	})
+
 	t.Run("a key is no credential", func(t *testing.T) {
 		// Without a valid token, a kept outcome is not replayed: the 401
 		// comes first, whatever the key.
