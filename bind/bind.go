@@ -678,10 +678,16 @@ func (b *Binder) bind(hr *http.Request, req *Request, pathValues []string, ptr a
 			if ok {
 				st.Present |= p.bit
 			}
-		} else if err := p.set(vals[0], dst); err != nil {
-			errs = append(errs, fieldErr(p.loc, err, vals[0]))
 		} else {
-			st.Present |= p.bit
+			// Field lines of one name are one value, joined by commas (RFC
+			// 9110 section 5.3), as a proxy that combines them reads it:
+			// never the first alone. One line is itself, unallocated.
+			v := strings.Join(vals, ", ")
+			if err := p.set(v, dst); err != nil {
+				errs = append(errs, fieldErr(p.loc, err, v))
+			} else {
+				st.Present |= p.bit
+			}
 		}
 	}
 	if len(b.cookie) > 0 {

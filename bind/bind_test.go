@@ -595,3 +595,75 @@ func TestIntegerHasOneSpelling(t *testing.T) {
 		t.Errorf("negative values: %+v %v", neg, prob)
 	}
 }
+
+// A header of one value sent in several field lines is their values
+// joined by commas (RFC 9110 section 5.3), which its schema then checks:
+// an integer refuses it, a free string gets the whole list.
+// Reading the first line alone would let a proxy in front, which combines
+// them, check another value than the handler gets.
+func TestRepeatedScalarHeaderIsOneList(t *testing.T) {
+	type in struct {
+		N    int    `header:"X-N"`
+		Text string `header:"X-Text"`
+	}
+	b := compile(t, reflect.TypeFor[in](), "GET", "/x")
+	for _, c := range []struct {
+		name  string
+		lines []string
+		loc   string
+	}{
+		{"X-N", []string{"1", "2"}, "header.X-N"},
+		{"X-N", []string{"1", "1"}, "header.X-N"},
+	} {
+		req := httptest.NewRequest("GET", "/x", nil)
+		req.Header[c.name] = c.lines
+		var v in
+		var st State
+		prob := b.Bind(req, nil, &v, &st)
+		st.Release()
+		if prob == nil || prob.Status != 422 || len(prob.Errors) != 1 || prob.Errors[0].Location != c.loc || prob.Errors[0].Value != strings.Join(c.lines, ", ") {
+			t.Errorf("%s: %q: %v, want one 422 at %s with the joined value", c.name, c.lines, prob, c.loc)
+		}
+	}
+	req := httptest.NewRequest("GET", "/x", nil)
+	req.Header["X-Text"] = []string{"a", "b"}
+	req.Header["X-N"] = []string{"7"}
+	var v in
+	var st State
+	if prob := b.Bind(req, nil, &v, &st); prob != nil || v.Text != "a, b" || v.N != 7 {
+		t.Errorf("X-Text in two lines: %v %+v, want \"a, b\"", prob, v)
+	}
+	st.Release()
+}
+
+// A query value whose bytes are not UTF-8, escaped or raw, is a 422: no
+// JSON Schema string holds it (a JSON body's are refused too). UTF-8,
+// escaped or raw, is bound.
+func TestQueryValueNotUTF8(t *testing.T) {
+	type in struct {
+		S    string   `query:"s"`
+		Tags []string `query:"tag"`
+	}
+	b := compile(t, reflect.TypeFor[in](), "GET", "/x")
+	for _, q := range []string{"s=%FF", "s=%C0%AF", "s=%ED%A0%80", "s=a\xffb", "tag=a&tag=%FF", "s=%F4%90%80%80"} {
+		req := httptest.NewRequest("GET", "/x", nil)
+		req.URL.RawQuery = q
+		var v in
+		var st State
+		prob := b.Bind(req, nil, &v, &st)
+		st.Release()
+		if prob == nil || prob.Status != 422 || len(prob.Errors) != 1 || prob.Errors[0].Message != string(errNotUTF8) {
+			t.Errorf("?%q: %v %+v, want one 422: %s", q, prob, v, errNotUTF8)
+		}
+	}
+	for q, want := range map[string]string{"s=%C3%A9": "é", "s=\xc3\xa9": "é", "s=%F0%9F%91%8D": "👍"} {
+		req := httptest.NewRequest("GET", "/x", nil)
+		req.URL.RawQuery = q
+		var v in
+		var st State
+		if prob := b.Bind(req, nil, &v, &st); prob != nil || v.S != want {
+			t.Errorf("?%q: %v %q, want %q", q, prob, v.S, want)
+		}
+		st.Release()
+	}
+}

@@ -342,8 +342,8 @@ func (b *Binder) bindForm(req *Request, base addr.Addr, st *State) *problem.Deta
 // multipartmaxparts and multipartmaxheaders change them).
 func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipart.Form, *problem.Details) {
 	boundary, ok := mediaParam(params, "boundary")
-	if !ok || boundary == "" {
-		return nil, problem.New(http.StatusBadRequest, "multipart/form-data without a boundary parameter")
+	if !ok || boundary == "" || len(boundary) > 70 {
+		return nil, problem.New(http.StatusBadRequest, "multipart/form-data needs a boundary parameter of 1 to 70 characters (RFC 2046 section 5.1.1)")
 	}
 	body := req.Body
 	if body == nil {

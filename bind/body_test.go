@@ -176,10 +176,13 @@ func TestFormContentTypes(t *testing.T) {
 		{";;;", "user=ann", 415},
 		{"application/json", `{"user":"ann"}`, 415},
 		{"multipart/form-data", "x", 400}, // no boundary
+		{"multipart/form-data; boundary=" + strings.Repeat("b", 70), "--" + strings.Repeat("b", 70) + "\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nann\r\n--" + strings.Repeat("b", 70) + "--\r\n", 0},
+		{"multipart/form-data; boundary=" + strings.Repeat("b", 71), "--" + strings.Repeat("b", 71) + "\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nann\r\n--" + strings.Repeat("b", 71) + "--\r\n", 400},
+		{"multipart/form-data; boundary=" + strings.Repeat("b", 5000), "--" + strings.Repeat("b", 5000) + "\r\n", 400},    // past mime/multipart's buffer: its error text was the detail
 		{"multipart/form-data; boundary=zz", "--zz\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nann\r\n", 400}, // no closing boundary
 	}
 	for _, c := range cases {
-		t.Run(c.ct, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%.60s", c.ct), func(t *testing.T) {
 			var l login
 			prob, _ := bindBody(t, reflect.TypeFor[login](), 0, c.ct, c.body, &l)
 			if c.status == 0 {
@@ -190,6 +193,9 @@ func TestFormContentTypes(t *testing.T) {
 			}
 			if prob == nil || prob.Status != c.status {
 				t.Errorf("got %v, want %d", prob, c.status)
+			}
+			if prob != nil && strings.Contains(prob.Detail, "bufio") {
+				t.Errorf("the detail shows mime/multipart's internals: %q", prob.Detail)
 			}
 		})
 	}

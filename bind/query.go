@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vane-http/vane/problem"
 	"github.com/vane-http/vane/schema"
@@ -113,17 +114,28 @@ func needsUnescape(s string) bool {
 }
 
 // unescape decodes a query value ("+" is a space), without allocating
-// when there is nothing to decode.
+// when there is nothing to decode. A value whose bytes are not UTF-8,
+// escaped (%FF, the overlong %C0%AF) or not, is refused: no JSON Schema
+// string holds it, as no JSON body does.
 func unescape(s string) (string, error) {
 	if !needsUnescape(s) {
+		if !utf8.ValidString(s) {
+			return "", errNotUTF8
+		}
 		return s, nil
 	}
 	v, err := url.QueryUnescape(s)
 	if err != nil {
 		return "", parseErr("invalid URL escape")
 	}
+	if !utf8.ValidString(v) {
+		return "", errNotUTF8
+	}
 	return v, nil
 }
+
+// errNotUTF8 is the message for a query value whose bytes are not UTF-8.
+var errNotUTF8 = parseErr("invalid UTF-8")
 
 // deepObject is a map or struct query parameter in style deepObject:
 // ?name[key]=value.

@@ -17,7 +17,7 @@
 // stays the same) and names the in-process test that counts the work.
 //
 // To add an attack: find the file of its area (framing, headers, params,
-// patches, cursors, streams, docs, cors, writes, secrets), add a case with
+// patches, cursors, streams, docs, cors, writes, secrets, round2), add a case with
 // the rule it holds, and check that it fails against a build without the
 // fix. docs/security.md lists the areas and what is out of scope.
 package adversarial

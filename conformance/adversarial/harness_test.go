@@ -76,6 +76,7 @@ func attack(t *testing.T, engine string) {
 		{"writes", writes},
 		{"secrets", secrets},
 		{"downloads", downloads},
+		{"round2", round2},
 	} {
 		t.Run(area.name, func(t *testing.T) { area.run(t, s) })
 	}

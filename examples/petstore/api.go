@@ -55,7 +55,10 @@ func registerAPI(r *vane.Router, store *Store, tokens map[string]string, o optio
 	// answers.
 	bearer := vane.Options(vane.Middleware(a.requireToken), vane.Security("bearer"),
 		vane.Problems(vane.ProblemType{Status: http.StatusUnauthorized, Description: "The bearer token is missing or unknown.",
-			Headers: map[string]string{"WWW-Authenticate": "How to authenticate: Bearer, in the realm petstore."}}))
+			Headers: map[string]string{"WWW-Authenticate": "How to authenticate: Bearer, in the realm petstore."}},
+			// and its 400, for a request of two Authorization fields: the
+			// shared "could not be read" response.
+			vane.ProblemType{Status: http.StatusBadRequest}))
 	// The writes take an Idempotency-Key: a retry gets the first outcome.
 	keyed := vane.IdempotencyKeys(idempotencyKeys(store))
 	notFound := vane.Responds(http.StatusNotFound, "No pet has this ID.")
@@ -282,6 +285,13 @@ func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error)
 	err := in.Write(ctx, func(ctx context.Context) (vane.Version, error) {
 		return a.version(ctx, in.ID, &cur)
 	}, func(ctx context.Context, _ vane.Version) (bool, error) {
+		if cur.ID != 0 && sameFields(cur.PetInput, in.Body) {
+			// A write that changes nothing is not a new version: the pet
+			// as read is the answer, and no other client's If-Match
+			// fails for it.
+			next = cur
+			return true, nil
+		}
 		// UPDATE … WHERE id = $1 AND version = $2: false when another
 		// write came between, and Write reads again.
 		p, ok, err := a.store.UpdateIf(withOutcome(ctx, &in.Idempotent, versioned), in.ID, cur.Version, in.Body)
@@ -292,6 +302,19 @@ func (a *api) updatePet(ctx context.Context, in *UpdatePet) (*PetVersion, error)
 		return nil, err // 404, 412 (nothing changed), 409, 503
 	}
 	return versioned(next), nil
+}
+
+// sameFields reports whether storing in over cur would change nothing:
+// the same name, species, status (available when absent), tags in the
+// same order, birth date and owner (absent and null alike).
+func sameFields(cur, in PetInput) bool {
+	status := in.Status
+	if status == "" {
+		status = "available"
+	}
+	return cur.Name == in.Name && cur.Species == in.Species && cur.Status == status &&
+		slices.Equal(cur.Tags, in.Tags) && cur.BirthDate == in.BirthDate &&
+		(cur.Owner == nil) == (in.Owner == nil) && (cur.Owner == nil || *cur.Owner == *in.Owner)
 }
 
 // version reads the pet with id into cur and returns its version for
@@ -355,6 +378,10 @@ func (a *api) uploadPhoto(ctx context.Context, in *UploadPhoto) (*Pet, error) {
 	}
 	ctype, _, _ := mime.ParseMediaType(fh.Header.Get("Content-Type")) // one of photoTypes: its tags say so
 	ctype = strings.ToLower(ctype)
+	if fh.Size == 0 {
+		return nil, vane.UnprocessableEntity("the photo is empty",
+			problem.FieldError{Location: "body.photo", Message: "expected at least 1 byte", Value: 0})
+	}
 	f, err := fh.Open()
 	if err != nil {
 		return nil, err // a 500; the cause is logged, not shown
@@ -454,6 +481,12 @@ func userOf(ctx context.Context) string {
 // by an ErrorHook as the operations' own errors are.
 func (a *api) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header["Authorization"]) > 1 {
+			// Authorization is a singleton: of two, a proxy may check one
+			// and the service read the other.
+			a.router.WriteError(w, r, vane.Error(http.StatusBadRequest, "a request carries one Authorization header field"))
+			return
+		}
 		token, ok := bearerToken(r.Header.Get("Authorization"))
 		user := ""
 		if ok {

@@ -86,6 +86,10 @@ type CreatePetUnsupportedMediaType Problem
 
 func (*CreatePetUnsupportedMediaType) createPetRes() {}
 
+type DeletePetBadRequest Problem
+
+func (*DeletePetBadRequest) deletePetRes() {}
+
 type DeletePetConflict WhoAmIServiceUnavailableHeaders
 
 func (*DeletePetConflict) deletePetRes() {}
@@ -3706,6 +3710,10 @@ func (*UpdatePetUnprocessableEntity) updatePetRes() {}
 type UpdatePetUnsupportedMediaType Problem
 
 func (*UpdatePetUnsupportedMediaType) updatePetRes() {}
+
+type WhoAmIBadRequest Problem
+
+func (*WhoAmIBadRequest) whoAmIRes() {}
 
 type WhoAmIInternalServerError Problem
 
