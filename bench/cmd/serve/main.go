@@ -25,7 +25,7 @@ import (
 )
 
 // impls build each implementation's handler; ownServers run their own
-// server: fiber, and the vane-fasthttp prototype (docs/e2e-profile.md).
+// server: fiber, and the vane-fasthttp prototype (docs/design/e2e-profile.md).
 var (
 	impls      = map[string]func() http.Handler{}
 	ownServers = map[string]func(context.Context, string) error{"fiber": serveFiber, "vane-fasthttp": serveVaneFastHTTP}
@@ -34,7 +34,7 @@ var (
 func main() {
 	impl := flag.String("impl", "", "implementation: "+strings.Join(names(), ", "))
 	addr := flag.String("addr", "127.0.0.1:18080", "loopback address to listen on")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file at exit (docs/e2e-profile.md)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file at exit (docs/design/e2e-profile.md)")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") && !strings.HasPrefix(*addr, "localhost:") {
 		log.Fatal("serve listens on loopback only")

@@ -9,7 +9,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-// vane-fasthttp is the prototype of docs/e2e-profile.md: vane's typed
+// vane-fasthttp is the prototype of docs/design/e2e-profile.md: vane's typed
 // service, unchanged, served by fasthttp's server. Each request is turned
 // into an *http.Request (fasthttpadaptor.ConvertRequest) and answered
 // through a ResponseWriter that writes into fasthttp's response, on the
