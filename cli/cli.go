@@ -49,6 +49,10 @@
 //     App.EnvPrefix and the field's name in upper case with underscores
 //     between its words (NOTES_DATABASE_URL).
 //   - default: the value when neither sets it, as a flag would give it.
+//   - enum: the values a string option (or each item of a []string) may
+//     take, separated by commas, as on vane's inputs; the help lists them
+//     in place of the type (-log json|text), and another value is a wrong
+//     command line (the default too is checked, at once).
 //   - doc: a line of help.
 //
 // A field is a string, a bool (-debug, -debug=false), an integer (in
@@ -366,12 +370,19 @@ func (a *App[O]) usage(w io.Writer, opts []option) {
 	io.WriteString(w, b.String()) //nolint:errcheck // help text: nothing to do on a failed write
 }
 
-// typeName names an option's type in the help, as package flag does.
+// typeName names an option's type in the help, as package flag does, or
+// its enum's values: "json|text", "list of a|b".
 func (o *option) typeName() string {
 	if o.value.isBool() {
 		return ""
 	}
 	t := o.value.v.Type()
+	if e := strings.Join(o.value.enum, "|"); e != "" {
+		if t.Kind() == reflect.Slice {
+			return "list of " + e
+		}
+		return e
+	}
 	switch {
 	case t == durationType:
 		return "duration"

@@ -384,3 +384,98 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// An enum option takes only its values, from a flag, a variable or its
+// default; the help lists them.
+func TestEnum(t *testing.T) {
+	type enumOptions struct {
+		Log    string   `default:"json" enum:"json,text" doc:"log format"`
+		Engine string   `env:"ENGINE" enum:"net/http, fast"`
+		Tags   []string `enum:"a,b"`
+	}
+	run := func(args []string, env map[string]string) (*enumOptions, string, error) {
+		var got *enumOptions
+		var stdout, stderr bytes.Buffer
+		app := &cli.App[enumOptions]{Name: "e", EnvPrefix: "E_", Serve: func(_ context.Context, o *enumOptions, _ *cli.Env) error {
+			got = o
+			return nil
+		}}
+		err := app.Run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+		return got, stdout.String(), err
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want enumOptions
+	}{
+		{nil, nil, enumOptions{Log: "json"}},
+		{[]string{"-log", "text", "-engine", "fast", "-tags", "b,a", "-tags", "a"}, nil, enumOptions{"text", "fast", []string{"b", "a", "a"}}},
+		{nil, map[string]string{"E_LOG": "text", "ENGINE": "net/http", "E_TAGS": "a, b"}, enumOptions{"text", "net/http", []string{"a", "b"}}},
+	} {
+		got, _, err := run(c.args, c.env)
+		if err != nil || got == nil || !reflect.DeepEqual(*got, c.want) {
+			t.Errorf("%v %v: %+v, %v; want %+v", c.args, c.env, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"-log", "xml"}, nil, `invalid value "xml" for flag -log: not one of json, text`},
+		{[]string{"-engine", "fasthttp"}, nil, `invalid value "fasthttp" for flag -engine: not one of net/http, fast`},
+		{[]string{"-tags", "a,c"}, nil, `invalid value "a,c" for flag -tags: not one of a, b`},
+		{[]string{"-log", "JSON"}, nil, `invalid value "JSON" for flag -log: not one of json, text`},
+		{nil, map[string]string{"E_LOG": "hunter2"}, "$E_LOG (option enumOptions.Log) is not one of json, text"},
+		{nil, map[string]string{"E_TAGS": "a,hunter2"}, "$E_TAGS (option enumOptions.Tags) is not one of a, b"},
+	} {
+		got, _, err := run(c.args, c.env)
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) || err.Error() != c.want || got != nil {
+			t.Errorf("%v %v: %v (served: %v), want the usage error %q", c.args, c.env, err, got != nil, c.want)
+		}
+	}
+	_, help, err := run([]string{"-h"}, nil)
+	for _, want := range []string{"-log json|text\n    \tlog format ($E_LOG, default \"json\")", "-engine net/http|fast\n", "-tags list of a|b\n"} {
+		if err != nil || !strings.Contains(help, want) {
+			t.Errorf("the help lacks %q (%v):\n%s", want, err, help)
+		}
+	}
+}
+
+// An enum on an option it cannot constrain, an empty one, or a default
+// outside it is refused at once, naming the field.
+func TestEnumErrors(t *testing.T) {
+	noenv := func(string) string { return "" }
+	for _, c := range []struct {
+		run  func() error
+		want string
+	}{
+		{func() error {
+			return (&cli.App[struct {
+				N int `enum:"1,2"`
+			}]{}).Run(context.Background(), nil, noenv, io.Discard, io.Discard)
+		}, "option .N: an enum is for a string or a []string, not a int"},
+		{func() error {
+			return (&cli.App[struct {
+				L slog.Level `enum:"info"`
+			}]{}).Run(context.Background(), nil, noenv, io.Discard, io.Discard)
+		}, "option .L: an enum is for a string or a []string, not a slog.Level"},
+		{func() error {
+			return (&cli.App[struct {
+				S string `enum:" , "`
+			}]{}).Run(context.Background(), nil, noenv, io.Discard, io.Discard)
+		}, "option .S: an empty enum"},
+		{func() error {
+			return (&cli.App[struct {
+				S string `default:"xml" enum:"json,text"`
+			}]{}).Run(context.Background(), nil, noenv, io.Discard, io.Discard)
+		}, `option .S: default "xml": not one of json, text`},
+	} {
+		err := c.run()
+		var ue *cli.UsageError
+		if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want an error with %q", err, c.want)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -29,6 +31,23 @@ type value struct {
 	// flag replaces the default or the variable's values, later flags add
 	// to it.
 	flagged bool
+	// enum, if not empty, holds the values a string (or each item of a
+	// list) may take: the enum tag's.
+	enum []string
+}
+
+// notOneOf is the error for a value outside an option's enum. It does not
+// hold the value, which may come from a variable.
+type notOneOf struct{ enum []string }
+
+func (e *notOneOf) Error() string { return "not one of " + strings.Join(e.enum, ", ") }
+
+// check returns a *notOneOf if s is not in the option's enum.
+func (v *value) check(s string) error {
+	if len(v.enum) > 0 && !slices.Contains(v.enum, s) {
+		return &notOneOf{v.enum}
+	}
+	return nil
 }
 
 var (
@@ -105,6 +124,23 @@ func collect(v reflect.Value, path, flagPrefix, envPrefix string, opts *[]option
 		if o.flag != "" && (strings.HasPrefix(o.flag, "-") || strings.ContainsAny(o.flag, "= \t")) {
 			return fmt.Errorf("cli: option %s: %q is no flag name", fpath, o.flag)
 		}
+		if e, ok := sf.Tag.Lookup("enum"); ok {
+			t := sf.Type
+			if t.Kind() == reflect.Slice && !o.value.isText() {
+				t = t.Elem()
+			}
+			if t.Kind() != reflect.String || o.value.isText() {
+				return fmt.Errorf("cli: option %s: an enum is for a string or a []string, not a %v", fpath, sf.Type)
+			}
+			for item := range strings.SplitSeq(e, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					o.value.enum = append(o.value.enum, item)
+				}
+			}
+			if len(o.value.enum) == 0 {
+				return fmt.Errorf("cli: option %s: an empty enum", fpath)
+			}
+		}
 		if d, ok := sf.Tag.Lookup("default"); ok {
 			o.def = d
 			if err := o.value.setText(d); err != nil {
@@ -144,6 +180,9 @@ func (o *option) setFromEnv(getenv func(string) string) error {
 		return nil
 	}
 	if err := o.value.setText(s); err != nil {
+		if e := (*notOneOf)(nil); errors.As(err, &e) {
+			return fmt.Errorf("$%s (option %s) is %v", o.env, o.field, e)
+		}
 		return fmt.Errorf("$%s (option %s) is not a valid %s", o.env, o.field, o.typeName())
 	}
 	return nil
@@ -156,12 +195,22 @@ func (v *value) setText(s string) error {
 		v.v.Set(reflect.MakeSlice(v.v.Type(), 0, 0))
 		return v.add(s)
 	}
+	if err := v.check(s); err != nil {
+		return err
+	}
 	return textvalue.Set(v.v, s)
 }
 
 // add appends the comma-separated items of s to a list, leaving out
-// empty ones.
+// empty ones; with an enum, it adds none unless all are in it.
 func (v *value) add(s string) error {
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			if err := v.check(item); err != nil {
+				return err
+			}
+		}
+	}
 	for item := range strings.SplitSeq(s, ",") {
 		if item = strings.TrimSpace(item); item != "" {
 			v.v.Set(reflect.Append(v.v, reflect.ValueOf(item).Convert(v.v.Type().Elem())))
@@ -181,6 +230,9 @@ func (v *value) Set(s string) error {
 		}
 		v.flagged = true
 		return v.add(s)
+	}
+	if err := v.check(s); err != nil {
+		return err
 	}
 	v.flagged = true
 	return textvalue.Set(v.v, s)

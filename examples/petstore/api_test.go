@@ -383,22 +383,34 @@ func TestOpenAPIDocument(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("%d operations documented, want %d", n, len(want))
 	}
-	var cmdYAML, cmdJSON bytes.Buffer
-	r := newService(nil, nil, options{timeout: time.Second}) // as served: the API behind Timeout
-	if err := writeOpenAPI(&cmdYAML, r, ""); err != nil {
-		t.Fatal(err)
+	// `petstore openapi` writes the document served, in each form; the
+	// command indents its JSON, the service serves it compact.
+	for _, form := range []struct {
+		args []string
+		path string
+	}{
+		{nil, "/openapi.yaml"}, {[]string{"json"}, "/openapi.json"},
+		{[]string{"3.0"}, "/openapi-3.0.yaml"}, {[]string{"json", "3.0"}, "/openapi-3.0.json"},
+	} {
+		var out bytes.Buffer
+		if err := app.Run(t.Context(), append([]string{"openapi"}, form.args...), noEnv, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		served := c.get(form.path)
+		written := out.Bytes()
+		if strings.HasSuffix(form.path, ".json") {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, written); err != nil {
+				t.Fatal(err)
+			}
+			written, served.body = compact.Bytes(), bytes.TrimSpace(served.body)
+		}
+		if served.status != 200 || !bytes.Equal(written, served.body) {
+			t.Errorf("`petstore openapi %s` writes a different document from the one served at %s (%d)",
+				strings.Join(form.args, " "), form.path, served.status)
+		}
 	}
-	if err := writeOpenAPI(&cmdJSON, r, "json"); err != nil {
-		t.Fatal(err)
-	}
-	var compact bytes.Buffer // the command indents its JSON; the service serves it compact
-	if err := json.Compact(&compact, cmdJSON.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(cmdYAML.Bytes(), y.body) || !bytes.Equal(compact.Bytes(), bytes.TrimSpace(j.body)) {
-		t.Error("`petstore openapi` writes a different document from the one served")
-	}
-	if err := writeOpenAPI(io.Discard, r, "xml"); err == nil {
+	if err := app.Run(t.Context(), []string{"openapi", "xml"}, noEnv, io.Discard, io.Discard); err == nil {
 		t.Error("unknown format accepted")
 	}
 	oasvalidate.Validate(t, map[string][]byte{"petstore.json": j.body, "petstore.yaml": y.body})

@@ -88,10 +88,10 @@ func TestCursorKeyIsItsOwnSecret(t *testing.T) {
 
 // A PETSTORE_CURSOR_KEY short enough to guess is refused at start.
 func TestShortCursorKeyRefused(t *testing.T) {
-	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", t.TempDir()},
+	err := app.Run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data", t.TempDir()},
 		envOf(map[string]string{"PETSTORE_CURSOR_KEY": "s3cret"}), &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "PETSTORE_CURSOR_KEY") || strings.Contains(err.Error(), "s3cret") {
-		t.Fatalf("run with a 6-character cursor key: %v", err)
+		t.Fatalf("serving with a 6-character cursor key: %v", err)
 	}
 }
 

@@ -8,8 +8,10 @@
 //	DATABASE_URL=postgres://user@db/pets go run ./petstore
 //	go run ./petstore openapi > openapi.yaml
 //	go run ./petstore openapi json > openapi.json
+//	go run ./petstore openapi json 3.0 > openapi-3.0.json   # for generators that read only 3.0
 //	go run ./petstore seed 1000000         # add a million generated pets, in bulk
 //	go run ./petstore -engine fast          # served by vane's fasthttp engine (package fast)
+//	go run ./petstore -h                    # every setting, with its flag, variable and default
 //
 // (from the examples directory, the module's root). Reading is open;
 // writing needs a bearer token: PETSTORE_TOKEN's, or one the service
@@ -19,8 +21,9 @@
 //	curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
 //		-d '{"name":"Nemo","species":"fish"}' localhost:8080/pets
 //
-// Every setting is a flag whose default comes from an environment variable
-// (run with -h for the list), apart from the secrets, which come from the
+// The command line is package cli's: every setting is a flag and an
+// environment variable (the flag wins over the variable, the variable
+// over the default), apart from the secrets, which come from the
 // environment only: PETSTORE_TOKEN, and PETSTORE_CURSOR_KEY, the key that
 // signs the list cursors (replicas share it; without it each process
 // signs with a random key of its own). Logs are JSON lines on standard
@@ -32,145 +35,87 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/cli"
 	"github.com/vane-http/vane/fast"
 	"github.com/vane-http/vane/middleware"
+	"github.com/vane-http/vane/openapi"
 )
 
-func main() {
-	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "petstore:", err)
-		os.Exit(1)
-	}
+// settings are the command's options. Each is the flag its field's name
+// gives (CORSOrigins: -cors-origins) and the variable PETSTORE_ and its
+// name (PETSTORE_CORS_ORIGINS), unless its tags say otherwise.
+type settings struct {
+	Addr        string `default:":8080" doc:"address to listen on"`
+	Data        string `default:"petstore-data" doc:"directory of the SQLite database, used when no PostgreSQL URL is given"`
+	DatabaseURL string `env:"DATABASE_URL" doc:"PostgreSQL URL; empty: SQLite"`
+	Engine      string `default:"net/http" enum:"net/http,fast" doc:"the server under the service; fast is vane's fasthttp engine, HTTP/1.1 only"`
+
+	CORSOrigins    []string      `doc:"comma-separated origins whose browser pages may call the API, such as https://app.example.com"`
+	TrustedProxies []string      `doc:"comma-separated addresses and CIDR prefixes of the proxies whose X-Forwarded-For is believed"`
+	Timeout        time.Duration `default:"15s" doc:"time an API request has to answer before a 503"`
+	DrainDelay     time.Duration `doc:"at shutdown, time to keep serving with readiness failing before the listener closes; 5s-15s behind a load balancer"`
+	Log            string        `default:"json" enum:"json,text" doc:"the format of the logs on standard error"`
+
+	Token     string `flag:"-" doc:"the bearer token for writing (default: a new random one, printed)"`
+	CursorKey string `flag:"-" doc:"the key that signs list cursors, at least 32 characters, the same on every replica (default: a new random one, which only this process knows)"`
 }
 
-// run is the whole command, apart from the process's exit: args are the
-// command-line arguments, getenv reads the environment, stdout receives
-// what it prints and stderr its logs.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	envOr := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
+// app is the command: serve (the default), openapi and seed.
+var app = &cli.App[settings]{
+	Name:      "petstore",
+	Doc:       "petstore is vane's example service: a pet store API, its data in SQLite or PostgreSQL.",
+	EnvPrefix: "PETSTORE_",
+	API: func(s *settings) (*vane.Router, openapi.Config, error) {
+		return newService(nil, nil, options{timeout: s.Timeout}), docsConfig().Config, nil
+	},
+	Serve: serve,
+	Commands: []cli.Command[settings]{{
+		Name: "seed", Args: "N", Doc: "add N generated pets to the store, in bulk, and exit",
+		Run: seedStore,
+	}},
+}
+
+func main() { app.Main() }
+
+// serve runs the service until ctx ends, or until Ctrl-C or SIGTERM:
+// readiness fails at once, the listener closes after the drain delay, and
+// the requests in flight finish.
+func serve(ctx context.Context, s *settings, env *cli.Env) error {
+	cursorKey := []byte(s.CursorKey)
+	if len(cursorKey) > 0 && len(cursorKey) < minCursorKey {
+		return fmt.Errorf("PETSTORE_CURSOR_KEY has %d characters; it needs at least %d (openssl rand -hex 32 makes one)", len(cursorKey), minCursorKey)
 	}
-	durationEnv := func(name string, def time.Duration) time.Duration {
-		if d, err := time.ParseDuration(getenv(name)); err == nil {
-			return d
-		}
-		return def
-	}
-	flags := flag.NewFlagSet("petstore", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	addr := flags.String("addr", envOr("PETSTORE_ADDR", ":8080"), "address to listen on ($PETSTORE_ADDR)")
-	dataDir := flags.String("data", envOr("PETSTORE_DATA", "petstore-data"),
-		"directory of the SQLite database, used when no PostgreSQL URL is given ($PETSTORE_DATA)")
-	dbURL := flags.String("database-url", getenv("DATABASE_URL"), "PostgreSQL URL; empty: SQLite ($DATABASE_URL)")
-	origins := flags.String("cors-origins", getenv("PETSTORE_CORS_ORIGINS"),
-		"comma-separated origins whose browser pages may call the API, such as https://app.example.com ($PETSTORE_CORS_ORIGINS)")
-	proxies := flags.String("trusted-proxies", getenv("PETSTORE_TRUSTED_PROXIES"),
-		"comma-separated addresses and CIDR prefixes of the proxies whose X-Forwarded-For is believed ($PETSTORE_TRUSTED_PROXIES)")
-	timeout := flags.Duration("timeout", durationEnv("PETSTORE_TIMEOUT", 15*time.Second),
-		"time an API request has to answer before a 503 ($PETSTORE_TIMEOUT)")
-	drain := flags.Duration("drain-delay", durationEnv("PETSTORE_DRAIN_DELAY", 0),
-		"at shutdown, time to keep serving with readiness failing before the listener closes; 5s-15s behind a load balancer ($PETSTORE_DRAIN_DELAY)")
-	logFormat := flags.String("log", envOr("PETSTORE_LOG", "json"), "log format: json or text ($PETSTORE_LOG)")
-	engine := flags.String("engine", envOr("PETSTORE_ENGINE", "net/http"),
-		"the server under the service: net/http, or fast (vane's fasthttp engine, HTTP/1.1 only) ($PETSTORE_ENGINE)")
-	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "usage: petstore [flags]\n"+
-			"       petstore openapi [yaml|json]   write the OpenAPI document to standard output\n"+
-			"       petstore seed N                add N generated pets to the store, in bulk, and exit\n"+
-			"PETSTORE_TOKEN sets the bearer token for writing (default: a new random one, printed).\n"+
-			"PETSTORE_CURSOR_KEY sets the key that signs list cursors, at least 32 characters, the same on every replica\n"+
-			"(default: a new random one, which only this process knows).\n")
-		flags.PrintDefaults()
-	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	trusted, err := middleware.ParseTrustedProxies(strings.Join(s.TrustedProxies, ","))
+	if err != nil {
 		return err
 	}
-
-	if *engine != "net/http" && *engine != "fast" {
-		return fmt.Errorf("unknown engine %q (want net/http or fast)", *engine)
-	}
-
-	token, tokenMade := getenv("PETSTORE_TOKEN"), false
+	token, tokenMade := s.Token, false
 	if token == "" {
 		token, tokenMade = randomToken(), true
 	}
 	tokens := map[string]string{token: "demo"}
-	cursorKey := []byte(getenv("PETSTORE_CURSOR_KEY"))
-	if len(cursorKey) > 0 && len(cursorKey) < minCursorKey {
-		return fmt.Errorf("PETSTORE_CURSOR_KEY has %d characters; it needs at least %d (openssl rand -hex 32 makes one)", len(cursorKey), minCursorKey)
-	}
 
-	seed := 0
-	switch flags.Arg(0) {
-	case "":
-	case "seed":
-		n, err := strconv.Atoi(flags.Arg(1))
-		if err != nil || n < 1 {
-			return fmt.Errorf("seed: want a number of pets, not %q", flags.Arg(1))
-		}
-		seed = n
-	case "openapi":
-		return writeOpenAPI(stdout, newService(nil, tokens, options{timeout: *timeout}), flags.Arg(1))
-	default:
-		flags.Usage()
-		return fmt.Errorf("unknown command %q", flags.Arg(0))
-	}
-
-	var handler slog.Handler
-	switch *logFormat {
-	case "json":
-		handler = slog.NewJSONHandler(stderr, nil)
-	case "text":
-		handler = slog.NewTextHandler(stderr, nil)
-	default:
-		return fmt.Errorf("unknown log format %q (want json or text)", *logFormat)
-	}
-	logger := slog.New(requestIDHandler{handler})
+	logger := newLogger(s.Log, env.Stderr)
 	// What logs through slog's default (vane's "operation failed"
 	// records, the log package) is written as the service's own records,
-	// while run runs: slog's default is the process's, one service's.
+	// while serve runs: slog's default is the process's, one service's.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(logger)
-	trusted, err := middleware.ParseTrustedProxies(*proxies)
-	if err != nil {
-		return err
-	}
-
-	var store *Store
-	where := ""
-	if *dbURL != "" {
-		store, err = OpenPostgres(ctx, *dbURL, logger)
-		where = "postgres " + redactURL(*dbURL)
-	} else {
-		store, err = OpenSQLite(ctx, *dataDir, logger)
-		where = "sqlite " + *dataDir
-	}
+	store, where, err := openStore(ctx, s, logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if seed > 0 {
-		return store.Seed(ctx, seed, stdout)
-	}
 	if len(cursorKey) == 0 {
 		cursorKey = randomKey()
 		logger.WarnContext(ctx, "PETSTORE_CURSOR_KEY is not set: list cursors are signed with a random key of this process, "+
@@ -182,12 +127,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &vane.Server{
-		Addr:       *addr,
+		Addr:       s.Addr,
 		Logger:     logger,
-		DrainDelay: *drain,
+		DrainDelay: s.DrainDelay,
 		OnListen: func(a net.Addr) {
 			base := "http://" + browsable(a)
-			fmt.Fprintf(stdout, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\nhealth:    %s/healthz %s/readyz\n"+
+			fmt.Fprintf(env.Stdout, "pet store: %s/pets\ndocs page: %s/docs\nOpenAPI:   %s/openapi.yaml\nhealth:    %s/healthz %s/readyz\n"+
 				"database:  %s\ntoken:     %s (for POST, PUT, DELETE and /me)\n",
 				base, base, base, base, base, where, shownToken)
 		},
@@ -196,39 +141,53 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger:         logger,
 		cursorKey:      cursorKey,
 		trustedProxies: trusted,
-		corsOrigins:    splitList(*origins),
-		timeout:        *timeout,
+		corsOrigins:    s.CORSOrigins,
+		timeout:        s.Timeout,
 		ready:          readiness(srv, store),
 	})
-	// ListenAndServe stops when ctx ends or on Ctrl-C or SIGTERM: readiness
-	// fails at once, the listener closes after the drain delay, and the
-	// requests in flight finish.
-	if *engine == "fast" {
+	if s.Engine == "fast" {
 		return fast.ListenAndServe(ctx, srv)
 	}
 	return srv.ListenAndServe(ctx)
 }
 
-// writeOpenAPI writes the service's OpenAPI document, as YAML or JSON.
-func writeOpenAPI(w io.Writer, r *vane.Router, format string) error {
-	doc, err := vane.OpenAPI(r, docsConfig().Config)
+// seedStore is the seed command: it adds N generated pets to the store,
+// in bulk, printing its progress.
+func seedStore(ctx context.Context, s *settings, env *cli.Env) error {
+	if len(env.Args) != 1 {
+		return fmt.Errorf("seed: want one number of pets, not %q", env.Args)
+	}
+	n, err := strconv.Atoi(env.Args[0])
+	if err != nil || n < 1 {
+		return fmt.Errorf("seed: want a number of pets, not %q", env.Args[0])
+	}
+	store, _, err := openStore(ctx, s, newLogger(s.Log, env.Stderr))
 	if err != nil {
 		return err
 	}
-	var out []byte
-	switch format {
-	case "", "yaml":
-		out, err = doc.YAML()
-	case "json":
-		out, err = doc.JSON()
-	default:
-		return fmt.Errorf("unknown format %q (want yaml or json)", format)
+	defer store.Close()
+	return store.Seed(ctx, n, env.Stdout)
+}
+
+// newLogger returns the service's logger: records in format (json or
+// text) on w, each with its request's ID.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	var h slog.Handler = slog.NewJSONHandler(w, nil)
+	if format == "text" {
+		h = slog.NewTextHandler(w, nil)
 	}
-	if err != nil {
-		return err
+	return slog.New(requestIDHandler{h})
+}
+
+// openStore opens the store the settings name, PostgreSQL or SQLite, and
+// says which, for printing.
+func openStore(ctx context.Context, s *settings, logger *slog.Logger) (*Store, string, error) {
+	if s.DatabaseURL != "" {
+		store, err := OpenPostgres(ctx, s.DatabaseURL, logger)
+		return store, "postgres " + redactURL(s.DatabaseURL), err
 	}
-	_, err = w.Write(out)
-	return err
+	store, err := OpenSQLite(ctx, s.Data, logger)
+	return store, "sqlite " + s.Data, err
 }
 
 // browsable turns a listener's address into one a browser can open:
@@ -251,17 +210,6 @@ func redactURL(s string) string {
 		return "(a PostgreSQL connection string)" // keyword=value form: it may hold a password
 	}
 	return u.Redacted()
-}
-
-// splitList splits a comma-separated list, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
 }
 
 func randomToken() string {

@@ -9,14 +9,17 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/cli"
 	"github.com/vane-http/vane/internal/syncbuf"
 )
 
@@ -36,10 +39,10 @@ func envOf(vars map[string]string) func(string) string {
 // examples/), then review the diff.
 func TestOpenAPICommand(t *testing.T) {
 	var yaml, js bytes.Buffer
-	if err := run(context.Background(), []string{"openapi"}, noEnv, &yaml, io.Discard); err != nil {
+	if err := app.Run(context.Background(), []string{"openapi"}, noEnv, &yaml, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(context.Background(), []string{"openapi", "json"}, noEnv, &js, io.Discard); err != nil {
+	if err := app.Run(context.Background(), []string{"openapi", "json"}, noEnv, &js, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !json.Valid(js.Bytes()) || !strings.HasPrefix(yaml.String(), "openapi: 3.1.0\n") {
@@ -57,11 +60,58 @@ func TestOpenAPICommand(t *testing.T) {
 	if !bytes.Equal(kept, yaml.Bytes()) {
 		t.Error("examples/petstore/openapi.yaml is out of date: go test ./petstore -update (in examples/), and review the diff")
 	}
-	if err := run(context.Background(), []string{"frobnicate"}, noEnv, io.Discard, io.Discard); err == nil {
+	if err := app.Run(context.Background(), []string{"frobnicate"}, noEnv, io.Discard, io.Discard); err == nil {
 		t.Error("unknown command accepted")
 	}
-	if err := run(context.Background(), []string{"-log", "xml"}, noEnv, io.Discard, io.Discard); err == nil {
+	if err := app.Run(context.Background(), []string{"-log", "xml"}, noEnv, io.Discard, io.Discard); err == nil {
 		t.Error("unknown log format accepted")
+	}
+}
+
+// Every setting is read from the flag and the variable operators know it
+// by (the README's table, internal/examplerun, deployments), the secrets
+// from the environment only, and the help shows no secret.
+func TestSettings(t *testing.T) {
+	read := func(args []string, env map[string]string) (*settings, string, error) {
+		a := *app
+		var got *settings
+		a.Serve = func(_ context.Context, s *settings, _ *cli.Env) error { got = s; return nil }
+		var out bytes.Buffer
+		err := a.Run(t.Context(), args, envOf(env), &out, io.Discard)
+		return got, out.String(), err
+	}
+	if got, _, err := read(nil, nil); err != nil || !reflect.DeepEqual(*got,
+		settings{Addr: ":8080", Data: "petstore-data", Engine: "net/http", Timeout: 15 * time.Second, Log: "json"}) {
+		t.Errorf("the defaults: %+v, %v", got, err)
+	}
+	want := settings{Addr: ":9000", Data: "/var/lib/petstore", DatabaseURL: "postgres://db/pets", Engine: "fast",
+		CORSOrigins: []string{"https://a.example", "https://b.example"}, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.7"},
+		Timeout: 3 * time.Second, DrainDelay: 5 * time.Second, Log: "text", Token: "t0ken", CursorKey: "k3y"}
+	secrets := map[string]string{"PETSTORE_TOKEN": "t0ken", "PETSTORE_CURSOR_KEY": "k3y"}
+	vars := map[string]string{"PETSTORE_ADDR": ":9000", "PETSTORE_DATA": "/var/lib/petstore", "DATABASE_URL": "postgres://db/pets",
+		"PETSTORE_ENGINE": "fast", "PETSTORE_CORS_ORIGINS": "https://a.example,https://b.example",
+		"PETSTORE_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7", "PETSTORE_TIMEOUT": "3s", "PETSTORE_DRAIN_DELAY": "5s", "PETSTORE_LOG": "text"}
+	maps.Copy(vars, secrets)
+	flags := []string{"-addr", ":9000", "-data", "/var/lib/petstore", "-database-url", "postgres://db/pets", "-engine", "fast",
+		"-cors-origins", "https://a.example,https://b.example", "-trusted-proxies", "10.0.0.0/8, 192.168.1.7",
+		"-timeout", "3s", "-drain-delay", "5s", "-log", "text"}
+	for name, src := range map[string]struct {
+		args []string
+		env  map[string]string
+	}{"variables": {nil, vars}, "flags": {flags, secrets}} {
+		if got, _, err := read(src.args, src.env); err != nil || !reflect.DeepEqual(*got, want) {
+			t.Errorf("from the %s: %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	for _, secret := range []string{"-token", "-cursor-key"} {
+		if got, _, err := read([]string{secret, "x"}, nil); err == nil {
+			t.Errorf("%s is a flag (%+v): a secret is read from the environment only", secret, got)
+		}
+	}
+	_, help, err := read([]string{"-h"}, vars)
+	if err != nil || !strings.Contains(help, "$PETSTORE_TOKEN") || !strings.Contains(help, "$PETSTORE_CURSOR_KEY") ||
+		strings.Contains(help, "t0ken") || strings.Contains(help, "k3y") || strings.Contains(help, "db/pets") {
+		t.Errorf("the help names each secret's variable and shows no variable's value (%v):\n%s", err, help)
 	}
 }
 
@@ -71,7 +121,7 @@ type running struct {
 	base    string            // http://127.0.0.1:port
 	token   string            // the bearer token: PETSTORE_TOKEN, or the one it printed
 	logs    *syncbuf.Buffer   // its standard error
-	stop    func() error      // cancels its context and returns run's result
+	stop    func() error      // cancels its context and returns the command's result
 }
 
 // start runs the command with args (and -addr 127.0.0.1:0) in env, and
@@ -83,7 +133,7 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 	logs := &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), envOf(env), pw, logs)
+		done <- app.Run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), envOf(env), pw, logs)
 		pw.Close()
 	}()
 	printed := map[string]string{}
@@ -111,7 +161,7 @@ func start(t *testing.T, args []string, env map[string]string) *running {
 		case err := <-done:
 			return err
 		case <-time.After(time.Minute): // generous for a loaded machine; it stops at once
-			t.Fatal("run did not stop")
+			t.Fatal("the command did not stop")
 			return nil
 		}
 	}
@@ -160,7 +210,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 			}
 		}
 		if err := r.stop(); err != nil {
-			t.Errorf("run returned %v after its context ended", err)
+			t.Errorf("the command returned %v after its context ended", err)
 		}
 		if strings.Contains(engine[1], "fast") != strings.Contains(r.logs.String(), `"msg":"fast: routes"`) {
 			t.Errorf("-engine %s: the fast engine's record of its routes is missing or extra:\n%s", engine[1], r.logs.String())
@@ -178,7 +228,7 @@ func TestRunEngineChoice(t *testing.T) {
 	if !strings.Contains(r.logs.String(), `"msg":"fast: routes"`) {
 		t.Errorf("PETSTORE_ENGINE=fast did not start the fast engine:\n%s", r.logs.String())
 	}
-	err := run(context.Background(), []string{"-engine", "fasthttp", "-data", t.TempDir()}, noEnv, io.Discard, io.Discard)
+	err := app.Run(context.Background(), []string{"-engine", "fasthttp", "-data", t.TempDir()}, noEnv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "fasthttp") {
 		t.Errorf("-engine fasthttp: %v, want an error naming it", err)
 	}

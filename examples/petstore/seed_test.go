@@ -79,7 +79,7 @@ func TestSeed(t *testing.T) {
 func TestSeedCommand(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-data", dir, "seed", "30"}, noEnv, &out, io.Discard); err != nil {
+	if err := app.Run(context.Background(), []string{"-data", dir, "seed", "30"}, noEnv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "seeded 30 of 30 pets") {
@@ -90,7 +90,7 @@ func TestSeedCommand(t *testing.T) {
 		t.Errorf("%d pets after seeding 30: %v", total, err)
 	}
 	for _, bad := range []string{"", "0", "-5", "many"} {
-		if err := run(context.Background(), []string{"-data", t.TempDir(), "seed", bad}, noEnv, io.Discard, io.Discard); err == nil {
+		if err := app.Run(context.Background(), []string{"-data", t.TempDir(), "seed", bad}, noEnv, io.Discard, io.Discard); err == nil {
 			t.Errorf("seed %q accepted", bad)
 		}
 	}
