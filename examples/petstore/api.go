@@ -366,7 +366,7 @@ type UploadPhoto struct {
 	Body struct {
 		// contentType and maxSize are checked as the part arrives: another
 		// type is a 422, a larger file a 413, both naming body.photo.
-		Photo *multipart.FileHeader `form:"photo" required:"true" contentType:"image/jpeg,image/png,image/gif,image/webp" maxSize:"4MiB" doc:"A JPEG, PNG, GIF or WebP image."`
+		Photo *multipart.FileHeader `form:"photo" required:"true" contentType:"image/jpeg,image/png,image/gif,image/webp" maxSize:"4MiB" minLength:"1" doc:"A JPEG, PNG, GIF or WebP image, of at least one byte."`
 	}
 }
 

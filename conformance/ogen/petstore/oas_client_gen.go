@@ -201,14 +201,6 @@ type Invoker interface {
 	//
 	// GET /pets/{id}
 	GetPet(ctx context.Context, params GetPetParams) (GetPetRes, error)
-	// GetPetPhoto invokes getPetPhoto operation.
-	//
-	// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
-	// If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with
-	// If-Range naming the ETag, a client resumes a download only if the photo has not changed.
-	//
-	// GET /pets/{id}/photo
-	GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error)
 	// ListPets invokes listPets operation.
 	//
 	// Pets in ID order, a page at a time, filtered by species, status, tags or a name search.
@@ -589,70 +581,6 @@ func (c *Client) sendGetPet(ctx context.Context, params GetPetParams) (res GetPe
 	}()
 
 	result, err := decodeGetPetResponse(resp)
-	if err != nil {
-		return res, errors.Wrap(err, "decode response")
-	}
-
-	return result, nil
-}
-
-// GetPetPhoto invokes getPetPhoto operation.
-//
-// The photo as it was uploaded, with its media type, and an ETag (its SHA-256): a GET whose
-// If-None-Match names it is answered 304 Not Modified. A Range asks for part of it (206); with
-// If-Range naming the ETag, a client resumes a download only if the photo has not changed.
-//
-// GET /pets/{id}/photo
-func (c *Client) GetPetPhoto(ctx context.Context, params GetPetPhotoParams) (GetPetPhotoRes, error) {
-	res, err := c.sendGetPetPhoto(ctx, params)
-	return res, err
-}
-
-func (c *Client) sendGetPetPhoto(ctx context.Context, params GetPetPhotoParams) (res GetPetPhotoRes, err error) {
-
-	u := uri.Clone(c.requestURL(ctx))
-	var pathParts [3]string
-	pathParts[0] = "/pets/"
-	{
-		// Encode "id" parameter.
-		e := uri.NewPathEncoder(uri.PathEncoderConfig{
-			Param:   "id",
-			Style:   uri.PathStyleSimple,
-			Explode: false,
-		})
-		if err := func() error {
-			return e.EncodeValue(conv.Int64ToString(params.ID))
-		}(); err != nil {
-			return res, errors.Wrap(err, "encode path")
-		}
-		encoded, err := e.Result()
-		if err != nil {
-			return res, errors.Wrap(err, "encode path")
-		}
-		pathParts[1] = encoded
-	}
-	pathParts[2] = "/photo"
-	uri.AddPathParts(u, pathParts[:]...)
-
-	r, err := ht.NewRequest(ctx, "GET", u)
-	if err != nil {
-		return res, errors.Wrap(err, "create request")
-	}
-
-	resp, err := c.cfg.Client.Do(r)
-	if err != nil {
-		return res, errors.Wrap(err, "do request")
-	}
-	body := resp.Body
-	defer func() {
-		// Drain the body to EOF before closing, so the underlying
-		// connection can be reused by the Transport regardless of the
-		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
-		_, _ = io.Copy(io.Discard, body)
-		_ = body.Close()
-	}()
-
-	result, err := decodeGetPetPhotoResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

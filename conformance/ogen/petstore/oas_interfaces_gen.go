@@ -9,10 +9,6 @@ type DeletePetRes interface {
 	deletePetRes()
 }
 
-type GetPetPhotoRes interface {
-	getPetPhotoRes()
-}
-
 type GetPetRes interface {
 	getPetRes()
 }

@@ -6,13 +6,12 @@ package petstore
 type OperationName = string
 
 const (
-	CreatePetOperation   OperationName = "CreatePet"
-	DeletePetOperation   OperationName = "DeletePet"
-	GetPetOperation      OperationName = "GetPet"
-	GetPetPhotoOperation OperationName = "GetPetPhoto"
-	ListPetsOperation    OperationName = "ListPets"
-	PatchPetOperation    OperationName = "PatchPet"
-	PetEventsOperation   OperationName = "PetEvents"
-	UpdatePetOperation   OperationName = "UpdatePet"
-	WhoAmIOperation      OperationName = "WhoAmI"
+	CreatePetOperation OperationName = "CreatePet"
+	DeletePetOperation OperationName = "DeletePet"
+	GetPetOperation    OperationName = "GetPet"
+	ListPetsOperation  OperationName = "ListPets"
+	PatchPetOperation  OperationName = "PatchPet"
+	PetEventsOperation OperationName = "PetEvents"
+	UpdatePetOperation OperationName = "UpdatePet"
+	WhoAmIOperation    OperationName = "WhoAmI"
 )

@@ -38,12 +38,6 @@ type GetPetParams struct {
 	ID int64
 }
 
-// GetPetPhotoParams is parameters of getPetPhoto operation.
-type GetPetPhotoParams struct {
-	// The pet's ID.
-	ID int64
-}
-
 // ListPetsParams is parameters of listPets operation.
 type ListPetsParams struct {
 	Cursor OptString `json:",omitempty,omitzero"`
