@@ -75,6 +75,9 @@ func keysSize(n int) int { return int((uint(n) + 3) >> 2 << 3) }
 
 // paramsAt returns where the params of the header of the pattern at p, of
 // n parameters, begin.
+//
+// unsafe: kept by BenchmarkParam (the header lies before the pattern's
+// first byte; docs/design/2026-11-27-unsafe.md).
 func paramsAt(p unsafe.Pointer, n int) unsafe.Pointer {
 	return unsafe.Add(p, -headerFixed-paramSize*n)
 }
@@ -192,6 +195,9 @@ func paramSpans(p string) (catchAll bool, spans [][2]int) {
 // runtime frees an object with a finalizer only in a collection after the
 // finalizer has run, so the list never names memory that has been freed
 // and reused (by another string that could then pass for a pattern).
+//
+// unsafe: the arena is named by its address, which searchArenas compares;
+// no benchmark, no alternative.
 func registerArena(text string) {
 	if len(text) == 0 {
 		return
@@ -283,6 +289,8 @@ type header struct{ p unsafe.Pointer }
 // headerOf returns the header of pattern when pattern is the pattern of a
 // route of a live router. Every byte it reads lies in the registered
 // arena.
+//
+// unsafe: kept by BenchmarkParam5 (see paramsAt).
 func headerOf(pattern string) (header, bool) {
 	if len(pattern) == 0 {
 		return header{}, false
@@ -303,6 +311,8 @@ func headerOf(pattern string) (header, bool) {
 // pattern's length and the mark in one load (the sum exceeds 24 bits for
 // a string longer than any pattern), then the number, and that the whole
 // header lies in the arena. Inlined into Param.
+//
+// unsafe: kept by BenchmarkParam (see paramsAt).
 func patternAt(sp unsafe.Pointer, d uintptr, l int) (n int, ok bool) {
 	if d < headerMin || uint64(load32(unsafe.Add(sp, -4)))>>8 != uint64(l)+patternMark<<16 {
 		return 0, false

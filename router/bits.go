@@ -15,6 +15,10 @@ import (
 // Little-endian loads of 8, 4 and 2 bytes from p, which need not be
 // aligned: one instruction each on CPUs that load unaligned
 // little-endian words (unalignedLE), byte by byte elsewhere.
+//
+// unsafe: the loads, comparisons and searches below are kept by
+// BenchmarkStaticAll (the static index's hash) and BenchmarkGitHubAll
+// (match, Param, cleanSegments); docs/design/2026-11-27-unsafe.md.
 func load64(p unsafe.Pointer) uint64 {
 	if unalignedLE {
 		return *(*uint64)(p)

@@ -28,6 +28,10 @@ type Match struct {
 // values, in pattern order, as substrings of path; vals must have room
 // for as many as the router's routes have (MaxParams). Lookup runs no
 // middleware (see Layers) and allocates nothing.
+//
+// unsafe: the route's index is its distance from the first route, not a
+// field that would grow route from 32 to 40 bytes on every match
+// (BenchmarkGitHubAll).
 func (r *Router) Lookup(method, path string, vals []string) (Match, bool) {
 	m := r.mux
 	if path == "" || path[0] != '/' || strings.IndexByte(path, '%') >= 0 {

@@ -16,6 +16,10 @@ import "unsafe"
 // fails. When the stack is full, the branch is searched by a match of its
 // own (a recursion, once per maxBacktrack points), and the node's
 // alternatives are tried after it.
+//
+// unsafe: kept by BenchmarkGitHubAll, BenchmarkStaticAll and
+// BenchmarkParseAll (the match loop without bounds checks;
+// docs/design/2026-11-27-unsafe.md).
 func (f *flatTrees) match(i uint32, path string, start, nv int, vals []span) *route {
 	nodes := unsafe.Pointer(unsafe.SliceData(f.nodes))
 	text := unsafe.Pointer(unsafe.StringData(f.text))

@@ -31,6 +31,9 @@ func (h header) value(name, path, rawPath string) (string, bool) {
 // index returns the position of parameter name among the n of the pattern
 // at p, or -1: four keys at a time, then the name itself. (valueOf finds a
 // short name among four parameters or fewer itself.)
+//
+// unsafe: kept by BenchmarkParam20 (reads the pattern header in the arena;
+// docs/design/2026-11-27-unsafe.md).
 func index(p unsafe.Pointer, n int, name string) int {
 	l := len(name)
 	if l == 0 || l > maxNameLen || n == 0 {
@@ -80,6 +83,9 @@ func index(p unsafe.Pointer, n int, name string) int {
 // (changed after routing) yields a wrong value or "", never a panic. The
 // first and the last value, most of what handlers read, take no loop but
 // the scan for their other end.
+//
+// unsafe: kept by BenchmarkParam and BenchmarkParam5 (values sliced out of
+// the path without bounds checks; docs/design/2026-11-27-unsafe.md).
 func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 	if n == 0 { // a pattern without parameters has no entries in its header
 		return "", false
@@ -205,6 +211,9 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 // Mount). A name that the route lacks is looked up in the routes of
 // enclosing routers (Mount), then, on a request that ServeMux routed, with
 // req.PathValue.
+//
+// unsafe: kept by BenchmarkParam (the arena check written out;
+// docs/design/2026-11-27-unsafe.md).
 func Param(req *http.Request, name string) string {
 	// The common case, in this one function: the request's pattern is in
 	// an arena, the path has no escapes, and the route has the parameter.

@@ -25,6 +25,9 @@ func isClean(p string) bool { return p == "" || p[0] != '/' || cleanSegments(p[1
 // is followed by '/' or '.': it looks for those pairs eight bytes at a
 // time (words overlapping by one byte, so that no pair straddles two), and
 // only where it finds one walks the segments byte by byte.
+//
+// unsafe: kept by BenchmarkCatchAll (eight bytes at a time;
+// docs/design/2026-11-27-unsafe.md).
 func cleanSegments(s string) bool {
 	n := len(s)
 	if n == 0 {
