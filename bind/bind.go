@@ -78,7 +78,9 @@
 // *multipart.FileHeader (or a slice of them) fields for files. A file
 // field's contentType tag lists the media types its parts may have, and
 // its maxSize tag bounds each file ("5MiB"): both are checked as the
-// body is read (422 and 413, naming the field; files.go).
+// body is read (422 and 413, naming the field; files.go). As in a query,
+// a field of one value, or a file field of one file, sent in two parts is
+// a 422; a slice field takes every part.
 //
 // # Servers other than net/http's
 //

@@ -409,6 +409,11 @@ func bindMultipart(fields []param, form *multipart.Form, base addr.Addr, st *Sta
 			}
 			if p.slice != nil {
 				*addr.As[[]*multipart.FileHeader](dst) = files
+			} else if len(files) > 1 {
+				// One file expected: taking either would leave the other
+				// unread by one reader and read by another.
+				errs = append(errs, problem.FieldError{Location: p.loc, Message: string(errRepeatedFile)})
+				continue
 			} else {
 				*addr.As[*multipart.FileHeader](dst) = files[0]
 			}
@@ -418,6 +423,11 @@ func bindMultipart(fields []param, form *multipart.Form, base addr.Addr, st *Sta
 		vals := form.Value[p.name]
 		if len(vals) == 0 {
 			errs = p.absent(base, st, errs)
+			continue
+		}
+		if p.slice == nil && len(vals) > 1 {
+			// As in a query or an urlencoded form: one value expected.
+			errs = append(errs, fieldErr(p.loc, errRepeated, vals[1]))
 			continue
 		}
 		// Sent, so present: checked by its rules even at its zero

@@ -316,3 +316,7 @@ func (d *deepObject) finish(dst addr.Addr, seen uint64, loc string, errs []probl
 
 // errRepeated is the message for a parameter of one value sent twice.
 var errRepeated = parseErr("one value expected: the parameter is sent more than once")
+
+// errRepeatedFile is the message for a file field of one file sent in two
+// parts.
+var errRepeatedFile = parseErr("one file expected: the part is sent more than once")
