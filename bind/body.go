@@ -376,12 +376,19 @@ func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipa
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, problem.New(http.StatusBadRequest, "malformed multipart body: it ends before its closing boundary")
 		}
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			// A temporary file could not be written (a full disk): the
+			// server's failure, whose path is not the client's business.
+			return nil, problem.New(http.StatusInternalServerError, "the server could not keep the upload; retry later")
+		}
 		var mbe *http.MaxBytesError
 		var ne net.Error
 		if errors.As(err, &mbe) || errors.Is(err, io.ErrNoProgress) || errors.As(err, &ne) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, errBadGzip) {
 			return nil, readError(err)
 		}
-		return nil, problem.New(http.StatusBadRequest, "malformed multipart body: "+err.Error())
+		// mime/multipart's messages name its own internals; the client
+		// is told what is wrong in its terms.
+		return nil, problem.New(http.StatusBadRequest, "malformed multipart body: a part's header lines or a boundary line are not well formed (RFC 7578, RFC 2046)")
 	}
 	if req.Header["Content-Encoding"] != nil {
 		// The form ends at its closing boundary; the coding's data must

@@ -7,9 +7,12 @@ import (
 	"mime/multipart"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vane-http/vane/problem"
 )
 
 // A JSON body must say it is JSON: a JSON media type, in UTF-8. A body
@@ -355,5 +358,38 @@ func TestMultipartRepeatedFieldRefused(t *testing.T) {
 	defer st.Cleanup()
 	if prob != nil || len(u.Body.Tags) != 2 || len(u.Body.More) != 2 {
 		t.Errorf("lists take every part: %v, tags %v, %d files", prob, u.Body.Tags, len(u.Body.More))
+	}
+}
+
+// A malformed multipart body is a 400 in the client's terms, never
+// mime/multipart's own message; a temporary file that cannot be written
+// is the server's failure (500), and its path is not shown.
+func TestMultipartFailuresSayWhat(t *testing.T) {
+	b, err := Compile(reflect.TypeFor[upload](), Config{Method: "POST", Pattern: "/u", MultipartMemory: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind := func(body, ct string) *problem.Details {
+		req := httptest.NewRequest("POST", "/u", strings.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		var st State
+		defer st.Cleanup()
+		return b.Bind(req, nil, &upload{}, &st)
+	}
+	bad := "--b\r\nContent-Disposition form-data; name=\"title\"\r\n\r\nx\r\n--b--\r\n" // a header line without its colon
+	prob := bind(bad, "multipart/form-data; boundary=b")
+	if prob == nil || prob.Status != 400 || strings.Contains(prob.Detail, "multipart:") || strings.Contains(prob.Detail, "MIME") {
+		t.Errorf("a header line without a colon: %v, want a 400 in the client's terms", prob)
+	}
+	missing := filepath.Join(t.TempDir(), "gone")
+	t.Setenv("TMPDIR", missing)
+	body, ct := multipartBody(t, func(mw *multipart.Writer) {
+		mw.WriteField("title", "x")
+		fw, _ := mw.CreateFormFile("file", "big.bin")
+		fw.Write(bytes.Repeat([]byte("x"), 64<<10))
+	})
+	prob = bind(body, ct)
+	if prob == nil || prob.Status != 500 || strings.Contains(prob.Detail, missing) || strings.Contains(prob.Detail, "gone") {
+		t.Errorf("no temporary directory: %v, want a 500 that names no path", prob)
 	}
 }

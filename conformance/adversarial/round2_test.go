@@ -309,6 +309,12 @@ func round2Multipart(t *testing.T, s *target) {
 		upload("no boundary", "Content-Type: multipart/form-data", multipartBody(bd, good), 400)
 		upload("an empty boundary", `Content-Type: multipart/form-data; boundary=""`, multipartBody(bd, good), 400)
 		upload("no closing boundary", form, []byte("--"+bd+"\r\n"+good+"\r\n"), 400)
+		// A part header without its colon: a 400 in the client's terms,
+		// not mime/multipart's message quoting its parser.
+		res := upload("a part header without a colon", form, []byte("--"+bd+"\r\nContent-Disposition form-data; name=\"photo\"\r\n\r\nx\r\n--"+bd+"--\r\n"), 400)
+		if b := string(res.body); strings.Contains(b, "MIME") || strings.Contains(b, "multipart: ") {
+			t.Errorf("a part header without a colon: the problem shows mime/multipart's internals: %s", b)
+		}
 		upload("a part that names the boundary inside its data", form, []byte("--"+bd+"\r\n"+good+"--"+bd+"X\r\n--"+bd+"--\r\n"), 200)
 	})
 
