@@ -28,6 +28,8 @@ func TestAccepts(t *testing.T) {
 		{[]string{"image/pngx"}, "image/png", false},
 		{[]string{"image/png;q=0.000"}, "image/png", false},
 		{[]string{"image/png;q=0.001"}, "image/png", true},
+		{[]string{"image/png;q=2"}, "image/png", false}, // out of the grammar: not a range
+		{[]string{"image/png;q=high, */*;q=0.1"}, "image/png", true},
 	} {
 		if got := Accepts(c.accept, c.mt); got != c.want {
 			t.Errorf("Accepts(%q, %q) = %v, want %v", c.accept, c.mt, got, c.want)

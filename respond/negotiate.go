@@ -82,7 +82,8 @@ func (e *Encoders) negotiate(accept []string) int {
 
 // quality returns the quality the Accept fields give mt, and how specific
 // the range that gave it is (2 exact, 1 type/*, 0 */*); 0, -1 when no range
-// matches. Of ranges equally specific, the last wins. It slices the fields
+// matches. Of ranges equally specific, the last wins. A range whose weight
+// is out of RFC 9110's grammar is left out, as if not sent. It slices the fields
 // in place and allocates nothing, whatever the client sends.
 func quality(accept []string, mt string) (float64, int) {
 	typ, _, _ := strings.Cut(mt, "/")
@@ -105,16 +106,20 @@ func quality(accept []string, mt string) (float64, int) {
 			if s < spec || s < 0 {
 				continue
 			}
-			rq := 1.0
-			for params != "" {
+			rq, ok := 1.0, true
+			for params != "" && ok {
 				var p string
 				p, params, _ = strings.Cut(params, ";")
 				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
 				if strings.EqualFold(strings.TrimSpace(k), "q") {
-					if f, ok := qvalue(strings.TrimSpace(v)); ok {
-						rq = f
-					}
+					rq, ok = qvalue(strings.TrimSpace(v))
 				}
+			}
+			if !ok {
+				// A weight out of the grammar ("q=2", "q=high"): the
+				// range says nothing, rather than accepting at full
+				// weight what the client may have meant to refuse.
+				continue
 			}
 			q, spec = rq, s
 		}

@@ -21,9 +21,14 @@ func TestQuality(t *testing.T) {
 		{"application/cbor;q=0.2, application/cbor;q=0.6", 0.6, 2}, // equally specific: the last
 		{"application/cbor;Q=1.000", 1, 2},
 		{"application/cbor;q=0", 0, 2},
-		{"application/cbor;q=2", 1, 2},      // malformed weight: ignored
-		{"application/cbor;q=0.1234", 1, 2}, // more than three decimals
-		{"application/cbor;q=", 1, 2},
+		// A weight out of the grammar: the range is left out, neither
+		// accepting at full weight nor refusing.
+		{"application/cbor;q=2", 0, -1},
+		{"application/cbor;q=0.1234", 0, -1}, // more than three decimals
+		{"application/cbor;q=", 0, -1},
+		{"application/cbor;q=high", 0, -1},
+		{"application/cbor;q=2, */*;q=0.5", 0.5, 0},
+		{"application/cbor;q=0.4, application/cbor;q=1.5", 0.4, 2},
 		{"text/html, application/xml;q=0.9", 0, -1},
 		{"application/cbor+json", 0, -1},
 		{"applicatio/*", 0, -1},
