@@ -99,6 +99,12 @@ func headers(t *testing.T, s *target) {
 		many := strings.TrimSuffix(strings.Repeat("text/x-a;q=0.1, ", 1000), ", ")
 		res2 := s.do(t, "GET", path(id), nil, "Accept: "+many)
 		wantStatus(t, "Accept of a thousand ranges", res2, 406)
+		// A weight out of RFC 9110's grammar leaves its range out: it
+		// neither accepts at full weight nor hides the ranges beside it.
+		for _, p := range []string{path(id), path(id) + "/photo"} {
+			wantProblem(t, "GET "+p+" with only weights out of the grammar", s.do(t, "GET", p, nil, "Accept: application/json;q=2, image/png;q=high"), 406)
+			wantStatus(t, "GET "+p+" with */* beside them", s.do(t, "GET", p, nil, "Accept: application/json;q=2, image/png;q=high, */*;q=0.1"), 200)
+		}
 	})
 
 	t.Run("every answer says nosniff", func(t *testing.T) {
