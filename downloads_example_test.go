@@ -55,10 +55,10 @@ func Example_download() {
 }
 
 // UploadAvatar is a multipart form whose file field says which media
-// types it takes and how large a file may be.
+// types it takes and how small and large a file may be.
 type UploadAvatar struct {
 	Body struct {
-		Avatar *multipart.FileHeader `form:"avatar" required:"true" contentType:"image/png,image/jpeg" maxSize:"1MiB"`
+		Avatar *multipart.FileHeader `form:"avatar" required:"true" contentType:"image/png,image/jpeg" minSize:"1" maxSize:"1MiB"`
 	}
 }
 
@@ -71,19 +71,20 @@ func uploadAvatar(ctx context.Context, in *UploadAvatar) (*Avatar, error) {
 }
 
 // A file of another type is refused before the handler runs, naming the
-// field; so is a file larger than maxSize (413).
+// field; so is a file larger than maxSize (413) and an empty one (422).
 func Example_uploadConstraints() {
 	r := vane.New()
 	vane.Post(r, "/avatar", uploadAvatar)
 
-	for _, ctype := range []string{"image/png", "image/gif"} {
+	for _, c := range []struct{ ctype, data string }{{"image/png", "image bytes"}, {"image/gif", "image bytes"}, {"image/png", ""}} {
+		ctype := c.ctype
 		var body bytes.Buffer
 		mw := multipart.NewWriter(&body)
 		h := textproto.MIMEHeader{}
 		h.Set("Content-Disposition", `form-data; name="avatar"; filename="me"`)
 		h.Set("Content-Type", ctype)
 		part, _ := mw.CreatePart(h)
-		part.Write([]byte("image bytes"))
+		part.Write([]byte(c.data))
 		mw.Close()
 		req := httptest.NewRequest("POST", "/avatar", &body)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
@@ -94,4 +95,5 @@ func Example_uploadConstraints() {
 	// Output:
 	// image/png 200 {"size":11}
 	// image/gif 422 {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"validation failed","errors":[{"location":"body.avatar","message":"the file's media type must be one of image/png, image/jpeg","value":"image/gif"}]}
+	// image/png 422 {"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"validation failed","errors":[{"location":"body.avatar","message":"the file is smaller than 1 byte","value":0}]}
 }

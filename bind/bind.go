@@ -76,9 +76,11 @@
 // whose fields carry `form:"name"` tags is a form:
 // application/x-www-form-urlencoded or multipart/form-data, with
 // *multipart.FileHeader (or a slice of them) fields for files. A file
-// field's contentType tag lists the media types its parts may have, and
-// its maxSize tag bounds each file ("5MiB"): both are checked as the
-// body is read (422 and 413, naming the field; files.go). As in a query,
+// field's contentType tag lists the media types its parts may have, its
+// maxSize tag bounds each file ("5MiB") and its minSize tag is the least
+// it may hold ("1": not empty): the first two are checked as the body is
+// read, the third once it is (422, 413 and 422, naming the field;
+// files.go). As in a query,
 // a field of one value, or a file field of one file, sent in two parts is
 // a 422; a slice field takes every part.
 //

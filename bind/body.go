@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/vane-http/vane/codec"
@@ -325,7 +326,7 @@ func (b *Binder) bindForm(req *Request, base addr.Addr, st *State) *problem.Deta
 		if prob != nil {
 			return prob
 		}
-		errs = bindMultipart(bb.form, form, base, st)
+		errs = bindMultipart(bb.form, bb.rules, form, base, st)
 	default:
 		return unsupported(mt, bb.accept)
 	}
@@ -401,7 +402,7 @@ func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipa
 }
 
 // bindMultipart binds the values and files of a multipart form.
-func bindMultipart(fields []param, form *multipart.Form, base addr.Addr, st *State) []problem.FieldError {
+func bindMultipart(fields []param, rules map[string]*fileRule, form *multipart.Form, base addr.Addr, st *State) []problem.FieldError {
 	var errs []problem.FieldError
 	for i := range fields {
 		p := &fields[i]
@@ -413,6 +414,12 @@ func bindMultipart(fields []param, form *multipart.Form, base addr.Addr, st *Sta
 					errs = append(errs, problem.FieldError{Location: p.loc, Message: "required file is missing"})
 				}
 				continue
+			}
+			if r := rules[p.name]; r != nil && r.minSize > 0 {
+				if small := slices.IndexFunc(files, func(f *multipart.FileHeader) bool { return f.Size < r.minSize }); small >= 0 {
+					errs = append(errs, problem.FieldError{Location: p.loc, Message: "the file is smaller than " + FormatSize(r.minSize), Value: files[small].Size})
+					continue
+				}
 			}
 			if p.slice != nil {
 				*addr.As[[]*multipart.FileHeader](dst) = files

@@ -16,13 +16,18 @@ import (
 
 // The constraints of a file field of a multipart form, in its tags:
 //
-//	Photo *multipart.FileHeader `form:"photo" contentType:"image/png,image/jpeg" maxSize:"5MiB"`
+//	Photo *multipart.FileHeader `form:"photo" contentType:"image/png,image/jpeg" minSize:"1" maxSize:"5MiB"`
 //
 // contentType lists the media types (or ranges, image/*) a file of the
 // field may be sent as, in its part's Content-Type; a part without one
 // is application/octet-stream (RFC 7578 section 4.4). maxSize bounds each
 // file's size: a number of bytes, with an optional unit B, KB, MB, GB
-// (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+// (powers of 1000) or KiB, MiB, GiB (powers of 1024). minSize, in the same
+// units, is the least each file may have ("1": not empty); a smaller file
+// is a 422 naming the field, once the body is read. The document gives
+// minSize as the file's minLength (bytes), and both in its description. A
+// file field's sizes are these tags: minLength and maxLength are refused
+// on it.
 //
 // They are checked as the body is read, before the handler runs: a file
 // of another type is refused (422, with the field's location) when its
@@ -38,19 +43,28 @@ type fileRule struct {
 	loc     string   // body.photo
 	types   []string // media types or ranges, lower case; nil: any
 	maxSize int64    // 0: no limit of its own
+	minSize int64    // 0: none
 	doc     string   // the types, as written in the tag
 }
 
-// compileFileRule reads the contentType and maxSize tags of a form field;
-// nil when it has neither.
+// compileFileRule reads the contentType, minSize and maxSize tags of a
+// form field; nil when it has none.
 func compileFileRule(ff reflect.StructField, loc string, isFile bool) (*fileRule, error) {
 	types, hasTypes := ff.Tag.Lookup("contentType")
 	size, hasSize := ff.Tag.Lookup("maxSize")
-	if !hasTypes && !hasSize {
+	least, hasLeast := ff.Tag.Lookup("minSize")
+	if isFile {
+		for _, k := range []string{"minLength", "maxLength"} {
+			if _, ok := ff.Tag.Lookup(k); ok {
+				return nil, fmt.Errorf("form field %s: a file's size is its minSize and maxSize tags, not %s", ff.Name, k)
+			}
+		}
+	}
+	if !hasTypes && !hasSize && !hasLeast {
 		return nil, nil
 	}
 	if !isFile {
-		return nil, fmt.Errorf("form field %s: contentType and maxSize are for a file (*multipart.FileHeader or []*multipart.FileHeader)", ff.Name)
+		return nil, fmt.Errorf("form field %s: contentType, minSize and maxSize are for a file (*multipart.FileHeader or []*multipart.FileHeader)", ff.Name)
 	}
 	r := &fileRule{loc: loc}
 	if hasTypes {
@@ -66,6 +80,16 @@ func compileFileRule(ff reflect.StructField, loc string, isFile bool) (*fileRule
 			return nil, fmt.Errorf("form field %s: maxSize %q: %v", ff.Name, size, err)
 		}
 		r.maxSize = n
+	}
+	if hasLeast {
+		n, err := ParseSize(least)
+		if err != nil {
+			return nil, fmt.Errorf("form field %s: minSize %q: %v", ff.Name, least, err)
+		}
+		if hasSize && n > r.maxSize {
+			return nil, fmt.Errorf("form field %s: minSize %s is more than maxSize %s", ff.Name, least, size)
+		}
+		r.minSize = n
 	}
 	return r, nil
 }
@@ -133,6 +157,9 @@ func FormatSize(n int64) string {
 			return strconv.FormatFloat(float64(n)/float64(u.size), 'f', -1, 64) + " " + u.name
 		}
 	}
+	if n == 1 {
+		return "1 byte"
+	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
@@ -165,8 +192,13 @@ func (r *fileRule) description() string {
 	if r.types != nil {
 		parts = append(parts, "Sent as "+r.doc+".")
 	}
-	if r.maxSize > 0 {
+	switch {
+	case r.minSize > 0 && r.maxSize > 0:
+		parts = append(parts, "From "+FormatSize(r.minSize)+" to "+FormatSize(r.maxSize)+".")
+	case r.maxSize > 0:
 		parts = append(parts, "At most "+FormatSize(r.maxSize)+".")
+	case r.minSize > 0:
+		parts = append(parts, "At least "+FormatSize(r.minSize)+".")
 	}
 	return strings.Join(parts, " ")
 }
@@ -271,6 +303,10 @@ func documentFile(fs *schema.Schema, r *fileRule) *schema.Schema {
 	}
 	if len(r.types) == 1 && !strings.HasSuffix(r.types[0], "/*") {
 		target.ContentMediaType = r.types[0]
+	}
+	if r.minSize > 0 {
+		n := int(r.minSize)
+		target.MinLength = &n
 	}
 	if d := r.description(); c.Description == "" {
 		c.Description = d

@@ -286,3 +286,77 @@ func FuzzParseTypeList(f *testing.F) {
 		t.Fatalf("%q accepted as %q by %v", ct, mt, types)
 	})
 }
+
+// minSize: a smaller file, in a single field or in a list, is a 422 naming
+// the field; the document gives it as minLength. A file field's size is
+// never said with minLength or maxLength, which are refused on it.
+func TestFileMinSize(t *testing.T) {
+	type upload struct {
+		Body struct {
+			Photo *multipart.FileHeader   `form:"photo" minSize:"1" maxSize:"1KiB"`
+			More  []*multipart.FileHeader `form:"more" minSize:"4"`
+		}
+	}
+	b, err := Compile(reflect.TypeFor[upload](), Config{Method: "POST", Pattern: "/p", Registry: schema.NewRegistry("#/components/schemas/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, c := range map[string]struct {
+		build func(*multipart.Writer)
+		want  string
+	}{
+		"an empty photo":      {func(mw *multipart.Writer) { filePart(mw, "photo", "a.png", "image/png", nil) }, "body.photo: the file is smaller than 1 byte"},
+		"a photo of one byte": {func(mw *multipart.Writer) { filePart(mw, "photo", "a.png", "image/png", []byte("x")) }, ""},
+		"a list with a short one": {func(mw *multipart.Writer) {
+			filePart(mw, "more", "a", "", []byte("four"))
+			filePart(mw, "more", "b", "", []byte("abc"))
+		}, "body.more: the file is smaller than 4 bytes"},
+		"a list long enough": {func(mw *multipart.Writer) {
+			filePart(mw, "more", "a", "", []byte("four"))
+			filePart(mw, "more", "b", "", []byte("fives"))
+		}, ""},
+	} {
+		body, ct := multipartBody(t, c.build)
+		req := httptest.NewRequest("POST", "/p", strings.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		var in upload
+		var st State
+		prob := b.Bind(req, nil, &in, &st)
+		st.Cleanup()
+		got := ""
+		if prob != nil {
+			if prob.Status != 422 || len(prob.Errors) != 1 {
+				t.Errorf("%s: %v, want a 422 with one error", what, prob)
+				continue
+			}
+			got = prob.Errors[0].Location + ": " + prob.Errors[0].Message
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", what, got, c.want)
+		}
+	}
+	photo := b.RequestBody.Content[0].Schema.Properties["photo"]
+	if photo.MinLength == nil || *photo.MinLength != 1 || !strings.Contains(photo.Description, "From 1 byte to 1 KiB.") {
+		t.Errorf("the document of photo: minLength %v, %q", photo.MinLength, photo.Description)
+	}
+	type withMinLength struct {
+		Body struct {
+			F *multipart.FileHeader `form:"f" minLength:"1"`
+		}
+	}
+	type minOverMax struct {
+		Body struct {
+			F *multipart.FileHeader `form:"f" minSize:"2KiB" maxSize:"1KiB"`
+		}
+	}
+	type minOnText struct {
+		Body struct {
+			Name string `form:"name" minSize:"1"`
+		}
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[withMinLength](), reflect.TypeFor[minOverMax](), reflect.TypeFor[minOnText]()} {
+		if _, err := Compile(typ, Config{Method: "POST", Pattern: "/p"}); err == nil {
+			t.Errorf("%v compiled", typ)
+		}
+	}
+}

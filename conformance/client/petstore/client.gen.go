@@ -762,7 +762,7 @@ type UpdatePetParams struct {
 
 // UploadPetPhotoMultipartBody defines parameters for UploadPetPhoto.
 type UploadPetPhotoMultipartBody struct {
-	// Photo A JPEG, PNG, GIF or WebP image, of at least one byte. Sent as image/jpeg, image/png, image/gif, image/webp. At most 4 MiB.
+	// Photo A JPEG, PNG, GIF or WebP image. Sent as image/jpeg, image/png, image/gif, image/webp. From 1 byte to 4 MiB.
 	Photo openapi_types.File `json:"photo"`
 }
 
