@@ -53,7 +53,7 @@ bench-quick:
 # The example at a million pets (conformance/million): seeded in bulk, then
 # each kind of request alone and a mixed load (50 connections, a tenth
 # writing) under wrk, on SQLite and on PostgreSQL; about 10 minutes.
-# million-quick (CI) does the same with 20,000 pets and 5 s loads.
+# million-quick (CI) does the same with 20,000 pets and 2 s loads.
 million:
 	scripts/setup
 	cd conformance && VANE_MILLION_PETS=$(or $(PETS),1000000) VANE_MILLION_SECONDS=$(or $(SECONDS),20) \
@@ -61,4 +61,4 @@ million:
 
 million-quick:
 	scripts/setup
-	cd conformance && VANE_MILLION_PETS=20000 VANE_MILLION_SECONDS=5 go test -count=1 -v -run TestMillion ./million/
+	cd conformance && VANE_MILLION_PETS=20000 VANE_MILLION_SECONDS=2 go test -count=1 -v -run TestMillion ./million/
