@@ -164,12 +164,7 @@ func New(opts ...Option) *Router {
 // ServeHTTP dispatches req to the handler of the most specific matching
 // route, through the middleware added with Use.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	m := r.mux
-	if m.chained != nil {
-		m.chained(w, req)
-		return
-	}
-	m.dispatch(w, req)
+	r.mux.dispatch(w, req, false)
 }
 
 // Use appends middleware. On the root router (from New) middleware wraps the
@@ -218,8 +213,10 @@ func (r *Router) use(call string, ls []layer) {
 		m := r.mux
 		m.notServing(call)
 		m.rootMws = append(m.rootMws, ls...)
-		if len(m.rootMws) > 0 { // without middleware, ServeHTTP calls dispatch directly
-			m.chained = asFunc(chain(m.rootMws, http.HandlerFunc(m.dispatch)))
+		if len(m.rootMws) > 0 { // without middleware, dispatch routes at once
+			m.chained = asFunc(chain(m.rootMws, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				m.dispatch(w, req, true)
+			})))
 		}
 		return
 	}
