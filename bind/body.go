@@ -34,7 +34,8 @@ type bodyBinder struct {
 	required  bool                 // a non-pointer Body: an empty body is an error
 	form      []param              // bodyForm: the form fields (values and files)
 	multipart bool                 // bodyForm: some field is a file, so only multipart/form-data
-	rules     map[string]*fileRule // bodyForm: the file fields with contentType or maxSize, by form name (files.go)
+	rules     map[string]*fileRule // bodyForm: the file fields with contentType, minSize or maxSize, by form name (files.go)
+	streamed  bool                 // some rule is checked while the parts arrive (contentType, maxSize): read part by part
 	accept    string               // the accepted media types, for 415 messages
 	defaults  *bodyDefaults        // bodyJSON: the defaults of properties not sent; nil when none
 	closed    codec.ClosedDecoder  // bodyJSON with RefuseUnknown: decodes refusing unknown members
@@ -103,6 +104,7 @@ func compileBody(f reflect.StructField, cfg *Config) (*bodyBinder, *operation.Re
 					bb.rules = map[string]*fileRule{}
 				}
 				bb.rules[name] = rule
+				bb.streamed = bb.streamed || rule.types != nil || rule.maxSize > 0
 				fs = documentFile(fs, rule)
 				if rule.types != nil {
 					if encoding == nil {
@@ -358,7 +360,7 @@ func (b *Binder) readMultipart(req *Request, params string, st *State) (*multipa
 	}
 	var form *multipart.Form
 	var err error
-	if b.body.rules != nil {
+	if b.body.streamed {
 		var prob *problem.Details
 		form, prob, err = readConstrainedForm(body, boundary, b.body.rules, b.multipart)
 		if prob != nil {
