@@ -34,7 +34,6 @@ type server struct {
 	recover engine.Middleware // the engine form of the server's Recoverer, around every native chain
 	closing func() bool       // the server is draining: answers close their connections
 	workers workers
-	states  sync.Pool // *state
 	// tooLarge holds the headers of requests whose declared body is over
 	// limit, from HeaderReceived until they are answered.
 	tooLarge sync.Map // *fasthttp.RequestHeader -> struct{}
@@ -102,21 +101,29 @@ func funcName(f any) string {
 	return fmt.Sprintf("%T", f)
 }
 
-func (s *server) getState() *state {
-	if st, ok := s.states.Get().(*state); ok {
-		return st
+// stateOf is the scratch state of c's connection, which serves one
+// request at a time: made for its first request and kept with the
+// connection. A request not read from the engine's listener (a test's)
+// gets a new one.
+func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
+	pc, ok := c.Conn().(*peerConn)
+	if ok && pc.st != nil {
+		return pc.st
 	}
 	max := 0
 	if s.router != nil {
 		max = s.mux.MaxParams()
 	}
-	return &state{header: make(http.Header, 16), params: make([]string, max)}
+	st := &state{header: make(http.Header, 16), params: make([]string, max)}
+	if ok {
+		pc.st = st
+	}
+	return st
 }
 
 // handle is fasthttp's handler: every request the engine reads.
 func (s *server) handle(c *fasthttp.RequestCtx) {
-	st := s.getState()
-	defer s.states.Put(st)
+	st := s.stateOf(c)
 	st.read(c)
 	r := &st.req
 	if s.closing() {

@@ -40,29 +40,41 @@ func (st *state) read(c *fasthttp.RequestCtx) {
 	raw := h.RawHeaders()
 	arena := make([]byte, 0, len(uri)+len(raw))
 	arena = append(arena, uri...)
-	st.kvs = st.kvs[:0]
-	st.chunk, st.close = false, false
+	st.chunk, st.close, st.hosts = false, false, 0
 	host := span{-1, -1, -1, -1}
-	st.hosts = 0
-	for k, v := range h.AllInOrder() {
-		sp := span{k0: int32(len(arena))}
-		arena = append(arena, k...)
-		sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
-		arena = append(arena, v...)
-		sp.v1 = int32(len(arena))
+	// add records a header line whose key and value end the arena.
+	add := func(sp span) {
+		k, v := arena[sp.k0:sp.k1], arena[sp.v0:sp.v1]
 		switch {
 		case bytes.Equal(k, hostKey):
 			if st.hosts++; host.k0 < 0 {
 				host = sp
 			}
-			continue // net/http keeps it in Host, not Header
+			return // net/http keeps it in Host, not Header
 		case bytes.Equal(k, transferEncodingKey):
 			st.chunk = st.chunk || bytes.Contains(bytes.ToLower(v), chunkedValue)
-			continue // net/http keeps it in TransferEncoding
+			return // net/http keeps it in TransferEncoding
 		case bytes.Equal(k, connectionKey):
 			st.close = st.close || bytes.EqualFold(v, closeValue)
 		}
 		st.kvs = append(st.kvs, sp)
+	}
+	st.kvs = st.kvs[:0]
+	if !scanHeaders(&arena, raw, add) {
+		// Folded lines, a space in a name, a bare LF: fasthttp's own
+		// reading, which scanHeaders matches on every other block.
+		arena = arena[:len(uri)]
+		st.kvs = st.kvs[:0]
+		st.chunk, st.close, st.hosts = false, false, 0
+		host = span{-1, -1, -1, -1}
+		for k, v := range h.AllInOrder() {
+			sp := span{k0: int32(len(arena))}
+			arena = append(arena, k...)
+			sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
+			arena = append(arena, v...)
+			sp.v1 = int32(len(arena))
+			add(sp)
+		}
 	}
 	s := unsafe.String(unsafe.SliceData(arena), len(arena))
 	target := s[:len(uri)]
@@ -128,6 +140,88 @@ func (st *state) newHeader() http.Header {
 		h[k] = append(h[k], v)
 	}
 	return h
+}
+
+// scanHeaders appends each line of raw, a request's header block as
+// fasthttp read and accepted it, to *arena: its name in canonical form
+// (as fasthttp's normalizing gives it) and its value without the
+// whitespace around it; add is given the line's place in the arena. It
+// reports false, having added some lines or none, on anything but plain
+// "Name: value" lines ending in CRLF: the caller then reads the block with
+// fasthttp's scanner, RequestHeader.AllInOrder, which scanHeaders equals
+// on the blocks it takes (FuzzScanHeaders).
+func scanHeaders(arena *[]byte, raw []byte, add func(span)) bool {
+	a := *arena
+	defer func() { *arena = a }()
+	for i := 0; ; {
+		if i+1 < len(raw) && raw[i] == '\r' && raw[i+1] == '\n' {
+			return true // the blank line
+		}
+		sp := span{k0: int32(len(a))}
+		k := i
+		for i < len(raw) && tokenByte[raw[i]] {
+			i++
+		}
+		if i == k || i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		a = append(a, raw[k:i]...)
+		canonical(a[sp.k0:])
+		sp.k1 = int32(len(a))
+		for i++; i < len(raw) && (raw[i] == ' ' || raw[i] == '\t'); i++ {
+		}
+		lf := bytes.IndexByte(raw[i:], '\n')
+		if lf < 1 || raw[i+lf-1] != '\r' {
+			// No line end, or a bare LF ending the line: fasthttp's
+			// scanner.
+			return false
+		}
+		v := raw[i : i+lf-1]
+		for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+			v = v[:len(v)-1]
+		}
+		sp.v0 = int32(len(a))
+		a = append(a, v...)
+		sp.v1 = int32(len(a))
+		i += lf + 1
+		if i >= len(raw) || raw[i] == ' ' || raw[i] == '\t' {
+			return false // a folded line, or no blank line
+		}
+		*arena = a
+		add(sp)
+	}
+}
+
+// tokenByte marks the bytes of RFC 9110's token, a field name.
+var tokenByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// canonical puts the field name k in canonical form, in place: each
+// letter upper case at the start and after a hyphen, lower case
+// elsewhere, as fasthttp's normalizing and textproto.CanonicalMIMEHeaderKey
+// write a name of token bytes.
+func canonical(k []byte) {
+	upper := true
+	for i, c := range k {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		case !upper && 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		k[i] = c
+		upper = c == '-'
+	}
 }
 
 var (

@@ -193,8 +193,8 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 		NoDefaultServerHeader:         true,
 		NoDefaultContentType:          true,
 		CloseOnShutdown:               true,
-		TCPKeepalive:                  true,
 		SecureErrorLogMessage:         true,
+		LazyRequestTime:               true, // no handler reads RequestCtx.Time
 		Logger:                        fasthttpLogger{logger},
 		DisableHeaderNamesNormalizing: false,
 		Concurrency:                   o.maxConns, // the listener refuses more first, with a problem
@@ -361,6 +361,9 @@ type peerConn struct {
 	set    *connSet
 	closed atomic.Bool
 	linger atomic.Bool // closed after an answer to a request whose body was left unread
+	read   lazyDeadline
+	write  lazyDeadline
+	st     *state // the scratch of the request being served (stateOf)
 }
 
 // Close closes the connection; one closed after an answer to a request

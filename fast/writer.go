@@ -100,6 +100,11 @@ func (w *writer) finish(keys []string) []string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	// The names are sent as the handler wrote them, as net/http sends
+	// them (Header's methods make them canonical); fasthttp's normalizing
+	// would copy each name byte by byte. The response's Reset, before the
+	// next request, turns it on again.
+	resp.Header.DisableNormalizing()
 	for _, k := range keys {
 		for _, v := range w.header[k] {
 			resp.Header.Add(k, v)

@@ -1,0 +1,125 @@
+package fast
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+// readHeaders is what fasthttp reads of a request with the header block
+// raw; ok is false when it refuses the request.
+func readHeaders(raw string) (h *fasthttp.RequestHeader, ok bool) {
+	h = &fasthttp.RequestHeader{}
+	err := h.Read(bufio.NewReader(strings.NewReader("GET / HTTP/1.1\r\n" + raw)))
+	return h, err == nil
+}
+
+// scanned is scanHeaders' reading of h's block: its lines, or ok false
+// when it leaves the block to fasthttp's scanner.
+func scanned(h *fasthttp.RequestHeader) (lines [][2]string, ok bool) {
+	var arena []byte
+	ok = scanHeaders(&arena, h.RawHeaders(), func(sp span) {
+		lines = append(lines, [2]string{string(arena[sp.k0:sp.k1]), string(arena[sp.v0:sp.v1])})
+	})
+	return lines, ok
+}
+
+func inOrder(h *fasthttp.RequestHeader) (lines [][2]string) {
+	for k, v := range h.AllInOrder() {
+		lines = append(lines, [2]string{string(k), string(v)})
+	}
+	return lines
+}
+
+func equalLines(a, b [][2]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestScanHeaders: the engine's reading of a header block equals
+// fasthttp's (AllInOrder) on the blocks it takes, takes the usual ones,
+// and leaves the unusual ones to fasthttp's.
+func TestScanHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		fast bool // scanHeaders takes it
+	}{
+		{"Host: x\r\nAuthorization: bearer 123\r\n\r\n", true},
+		{"host: x\r\ncontent-TYPE:  text/plain \t\r\nX-a-B: \r\nx-empty:\r\n\r\n", true},
+		{"Host: x\r\nAccept: a\r\nAccept: b\r\nCookie: a=1; b=2\r\n\r\n", true},
+		{"Host: x\r\nUser-Agent: \x80\xff bytes\r\n\r\n", true},
+		{"Host: x\r\nX-Fold: a\r\n b\r\n\r\n", false},
+		{"Host: x\r\nX-Bare: a\nAccept: b\r\n\r\n", false},
+	} {
+		h, ok := readHeaders(tc.raw)
+		if !ok {
+			t.Errorf("%q: fasthttp refuses it", tc.raw)
+			continue
+		}
+		got, fast := scanned(h)
+		if fast != tc.fast {
+			t.Errorf("%q: scanHeaders takes it: %v, want %v", tc.raw, fast, tc.fast)
+		}
+		if want := inOrder(h); fast && !equalLines(got, want) {
+			t.Errorf("%q: scanHeaders read %q, fasthttp %q", tc.raw, got, want)
+		}
+	}
+}
+
+// FuzzScanHeaders: on every block fasthttp accepts, scanHeaders either
+// leaves it to fasthttp's scanner or reads exactly the lines fasthttp
+// reads, in order, names canonical as fasthttp makes them; and the arena
+// it writes holds the names and values, nothing else.
+func FuzzScanHeaders(f *testing.F) {
+	for _, s := range []string{
+		"Host: x\r\nAuthorization: bearer 123\r\n\r\n",
+		"host: x\r\ncontent-TYPE:  text/plain \t\r\nX-a-B: \r\n\r\n",
+		"Host: x\r\nX-Fold: a\r\n b\r\n\r\n",
+		"Host: x\nAccept: a\n\n",
+		"Host: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
+		"Host: x\r\nX: a\rb\r\n\r\n",
+		"Host : x\r\n\r\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		h, ok := readHeaders(raw)
+		if !ok {
+			return
+		}
+		got, fast := scanned(h)
+		if !fast {
+			return
+		}
+		if want := inOrder(h); !equalLines(got, want) {
+			t.Fatalf("%q: scanHeaders read %q, fasthttp %q", raw, got, want)
+		}
+		n := 0
+		for _, l := range got {
+			n += len(l[0]) + len(l[1])
+		}
+		var arena []byte
+		scanHeaders(&arena, h.RawHeaders(), func(span) {})
+		if len(arena) != n || !bytes.Equal(arena, []byte(joined(got))) {
+			t.Fatalf("%q: arena %q, want the lines' names and values %q", raw, arena, joined(got))
+		}
+	})
+}
+
+func joined(lines [][2]string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l[0] + l[1])
+	}
+	return b.String()
+}
