@@ -152,21 +152,29 @@ func (st *state) newHeader() http.Header {
 // on the blocks it takes (FuzzScanHeaders).
 func scanHeaders(arena *[]byte, raw []byte, add func(span)) bool {
 	a := *arena
-	defer func() { *arena = a }()
 	for i := 0; ; {
 		if i+1 < len(raw) && raw[i] == '\r' && raw[i+1] == '\n' {
 			return true // the blank line
 		}
 		sp := span{k0: int32(len(a))}
-		k := i
-		for i < len(raw) && tokenByte[raw[i]] {
-			i++
+		// The name, checked and made canonical as it is copied.
+		upper := true
+		for ; i < len(raw) && raw[i] != ':'; i++ {
+			c := raw[i]
+			if upper {
+				c = upperToken[c]
+			} else {
+				c = lowerToken[c]
+			}
+			if c == 0 {
+				return false // not a token byte
+			}
+			a = append(a, c)
+			upper = c == '-'
 		}
-		if i == k || i >= len(raw) || raw[i] != ':' {
+		if i >= len(raw) || int32(len(a)) == sp.k0 {
 			return false
 		}
-		a = append(a, raw[k:i]...)
-		canonical(a[sp.k0:])
 		sp.k1 = int32(len(a))
 		for i++; i < len(raw) && (raw[i] == ' ' || raw[i] == '\t'); i++ {
 		}
@@ -192,37 +200,24 @@ func scanHeaders(arena *[]byte, raw []byte, add func(span)) bool {
 	}
 }
 
-// tokenByte marks the bytes of RFC 9110's token, a field name.
-var tokenByte = func() (t [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
+// upperToken and lowerToken map each byte of RFC 9110's token (a field
+// name) to its upper and lower case, and every other byte to 0: a name
+// in canonical form (as fasthttp's normalizing and
+// textproto.CanonicalMIMEHeaderKey write one of token bytes) is upper
+// case at its start and after a hyphen, lower case elsewhere.
+var upperToken, lowerToken = func() (up, low [256]byte) {
+	for c := byte('a'); c <= 'z'; c++ {
+		up[c], up[c-'a'+'A'] = c-'a'+'A', c-'a'+'A'
+		low[c], low[c-'a'+'A'] = c, c
 	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
+	for c := byte('0'); c <= '9'; c++ {
+		up[c], low[c] = c, c
 	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
+	for _, c := range []byte("!#$%&'*+-.^_`|~") {
+		up[c], low[c] = c, c
 	}
-	return t
+	return up, low
 }()
-
-// canonical puts the field name k in canonical form, in place: each
-// letter upper case at the start and after a hyphen, lower case
-// elsewhere, as fasthttp's normalizing and textproto.CanonicalMIMEHeaderKey
-// write a name of token bytes.
-func canonical(k []byte) {
-	upper := true
-	for i, c := range k {
-		switch {
-		case upper && 'a' <= c && c <= 'z':
-			c -= 'a' - 'A'
-		case !upper && 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		k[i] = c
-		upper = c == '-'
-	}
-}
 
 var (
 	hostKey             = []byte("Host")
