@@ -248,17 +248,8 @@ func (w *adapterWriter) finish() {
 		w.status = http.StatusOK
 	}
 	resp.SetStatusCode(w.status)
-	keys := make([]string, 0, len(w.header))
-	for k := range w.header {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range w.header[k] {
-			resp.Header.Add(k, v)
-		}
-	}
-	if _, ok := w.header["Content-Type"]; !ok && w.n > 0 && !w.streaming {
+	_, typed := putHeader(&resp.Header, w.header, nil)
+	if !typed && w.n > 0 && !w.streaming {
 		resp.Header.SetContentType(http.DetectContentType(resp.Body()))
 	}
 }

@@ -199,7 +199,7 @@ func (s *server) serveNative(c *fasthttp.RequestCtx, st *state, h engine.Handler
 	}()
 	h(w, r)
 	cancel()
-	st.keys = w.finish(st.keys)
+	st.lines = w.finish(st.lines)
 	w.c = nil
 }
 

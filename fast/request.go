@@ -15,16 +15,16 @@ import (
 // context, the body.
 type state struct {
 	req    engine.Request
-	header http.Header // req.Header on the native path
-	vals   []string    // the backing of header's values
-	kvs    []span      // the header lines in the arena: key, value
-	params []string    // req.Params
-	w      writer      // the native path's ResponseWriter
-	keys   []string    // response header names, sorted, when they are written
-	arena  string      // the request's strings (read)
-	hosts  int         // Host header lines
-	chunk  bool        // Transfer-Encoding: chunked
-	close  bool        // Connection: close
+	header http.Header  // req.Header on the native path
+	vals   []string     // the backing of header's values
+	kvs    []span       // the header lines in the arena: key, value
+	params []string     // req.Params
+	w      writer       // the native path's ResponseWriter
+	lines  []headerLine // the response header's lines, when they are written
+	arena  string       // the request's strings (read)
+	hosts  int          // Host header lines
+	chunk  bool         // Transfer-Encoding: chunked
+	close  bool         // Connection: close
 }
 
 type span struct{ k0, k1, v0, v1 int32 }

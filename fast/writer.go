@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 	"github.com/vane-http/vane/problem"
@@ -90,31 +91,49 @@ func (w *writer) Discard() {
 	}
 }
 
-// finish puts the status and headers into fasthttp's response, the
-// header names in order, as net/http writes them.
-func (w *writer) finish(keys []string) []string {
+// finish puts the status and headers into fasthttp's response.
+func (w *writer) finish(lines []headerLine) []headerLine {
 	resp := &w.c.Response
 	resp.SetStatusCode(w.Status())
-	keys = keys[:0]
-	for k := range w.header {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	// The names are sent as the handler wrote them, as net/http sends
-	// them (Header's methods make them canonical); fasthttp's normalizing
-	// would copy each name byte by byte. The response's Reset, before the
-	// next request, turns it on again.
-	resp.Header.DisableNormalizing()
-	for _, k := range keys {
-		for _, v := range w.header[k] {
-			resp.Header.Add(k, v)
-		}
-	}
-	if _, ok := w.header["Content-Type"]; !ok && w.n > 0 {
+	lines, typed := putHeader(&resp.Header, w.header, lines)
+	if !typed && w.n > 0 {
 		// net/http sniffs a body written without a Content-Type.
 		resp.Header.SetContentType(http.DetectContentType(resp.Body()))
 	}
-	return keys
+	return lines
+}
+
+// headerLine is a name of a response header and its values.
+type headerLine struct {
+	name   string
+	values []string
+}
+
+// putHeader puts h into fasthttp's response header rh as net/http's
+// server writes a header: the names in sorted order, each as the handler
+// wrote it (Header's methods make names canonical; net/http does not),
+// line breaks in names and values made spaces (fasthttp's Add). It
+// reports whether h has a Content-Type. lines is scratch, returned for
+// the next call.
+func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) ([]headerLine, bool) {
+	lines = lines[:0]
+	typed := false
+	for k, vs := range h {
+		lines = append(lines, headerLine{k, vs})
+		typed = typed || k == "Content-Type"
+	}
+	slices.SortFunc(lines, func(a, b headerLine) int { return strings.Compare(a.name, b.name) })
+	// Names go out as they are; fasthttp's normalizing would rewrite
+	// them. The response's Reset, before the next request, turns it on
+	// again.
+	rh.DisableNormalizing()
+	for _, l := range lines {
+		for _, v := range l.values {
+			rh.Add(l.name, v)
+		}
+	}
+	clear(lines) // kept with the connection: no handler's values kept alive
+	return lines, typed
 }
 
 // writeProblem answers c with p, outside any handler: the engine's own
