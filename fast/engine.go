@@ -114,7 +114,7 @@ func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
 	if s.router != nil {
 		max = s.mux.MaxParams()
 	}
-	st := &state{header: make(http.Header, 16), params: make([]string, max)}
+	st := &state{header: make(http.Header, 8), params: make([]string, max)}
 	if ok {
 		pc.st = st
 	}
