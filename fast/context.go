@@ -2,12 +2,110 @@ package fast
 
 import (
 	"context"
+	"sync"
 )
 
-// newContext returns a request's context: base's values, cancelled by
-// cancel (when the handler returns), new for each request and never
-// reused, so that a handler may keep it, or context.WithoutCancel of it,
-// as long as it likes.
-func newContext(base context.Context) (context.Context, context.CancelFunc) {
-	return context.WithCancel(base)
+// requestContext is a request's context: the server's base context's
+// values, done (with context.Canceled) once the handler has returned.
+// It is new for each request and never reused, so that a handler may
+// keep it, or context.WithoutCancel of it, as long as it likes.
+//
+// It is what context.WithCancel(base) gives, in one allocation where
+// that takes two, and with no parent to watch: base is never done (the
+// server's end reaches handlers through vane's shutdown signal, not
+// through base). A context derived from it (context.WithTimeout, as
+// middleware.Timeout makes) is told of its end through AfterFunc, as
+// the context package does for contexts of its own, with no goroutine.
+type requestContext struct {
+	context.Context // base: values, no deadline, never done
+
+	mu     sync.Mutex
+	done   chan struct{} // made by the first Done; closed by cancel
+	err    error         // context.Canceled once cancelled
+	afters []*afterFunc  // to run when cancelled
 }
+
+// afterFunc is a function AfterFunc registered: run (in a goroutine of
+// its own) when the context ends, unless stopped first.
+type afterFunc struct {
+	f    func()
+	once sync.Once
+}
+
+// newContext returns a request's context, and the function that ends
+// it, which the engine calls when the handler has returned.
+func newContext(base context.Context) (context.Context, func()) {
+	c := &requestContext{Context: base}
+	return c, c.cancel
+}
+
+func (c *requestContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil {
+			close(c.done)
+		}
+	}
+	return c.done
+}
+
+func (c *requestContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// cancel ends the context: Err is context.Canceled, Done is closed and
+// each function AfterFunc registered, and not stopped, runs.
+func (c *requestContext) cancel() {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = context.Canceled
+	if c.done != nil {
+		close(c.done)
+	}
+	afters := c.afters
+	c.afters = nil
+	c.mu.Unlock()
+	for _, a := range afters {
+		a.once.Do(func() { go a.f() })
+	}
+}
+
+// AfterFunc arranges to call f in its own goroutine once the context has
+// ended, as context.AfterFunc does; stop ends the arrangement and
+// reports whether it stopped f from being run. The context package calls
+// it for a context derived from this one.
+func (c *requestContext) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		a.once.Do(func() { go f() })
+	} else {
+		c.afters = append(c.afters, a)
+		c.mu.Unlock()
+	}
+	return func() bool {
+		stopped := false
+		a.once.Do(func() { stopped = true })
+		if stopped {
+			c.mu.Lock()
+			for i, b := range c.afters {
+				if b == a {
+					c.afters = append(c.afters[:i], c.afters[i+1:]...)
+					break
+				}
+			}
+			c.mu.Unlock()
+		}
+		return stopped
+	}
+}
+
+func (c *requestContext) String() string { return "fast.requestContext" }
