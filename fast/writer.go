@@ -3,8 +3,6 @@ package fast
 import (
 	"io"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 	"github.com/vane-http/vane/problem"
@@ -117,17 +115,30 @@ type headerLine struct {
 // the next call.
 func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) ([]headerLine, bool) {
 	lines = lines[:0]
-	typed := false
 	for k, vs := range h {
-		lines = append(lines, headerLine{k, vs})
-		typed = typed || k == "Content-Type"
+		// Sorted as they come: a header has a handful of names.
+		i := len(lines)
+		lines = append(lines, headerLine{})
+		for ; i > 0 && lines[i-1].name > k; i-- {
+			lines[i] = lines[i-1]
+		}
+		lines[i] = headerLine{k, vs}
 	}
-	slices.SortFunc(lines, func(a, b headerLine) int { return strings.Compare(a.name, b.name) })
 	// Names go out as they are; fasthttp's normalizing would rewrite
 	// them. The response's Reset, before the next request, turns it on
 	// again.
 	rh.DisableNormalizing()
+	typed := false
 	for _, l := range lines {
+		if l.name == "Content-Type" {
+			typed = true
+			if len(l.values) == 1 {
+				// What Add does with it (line breaks made spaces), without
+				// reading the name again.
+				rh.SetContentType(l.values[0])
+				continue
+			}
+		}
 		for _, v := range l.values {
 			rh.Add(l.name, v)
 		}
