@@ -44,18 +44,24 @@ func (st *state) read(c *fasthttp.RequestCtx) {
 	host := span{-1, -1, -1, -1}
 	// add records a header line whose key and value end the arena.
 	add := func(sp span) {
-		k, v := arena[sp.k0:sp.k1], arena[sp.v0:sp.v1]
-		switch {
-		case bytes.Equal(k, hostKey):
-			if st.hosts++; host.k0 < 0 {
-				host = sp
+		k := arena[sp.k0:sp.k1]
+		switch len(k) {
+		case len("Host"):
+			if string(k) == "Host" {
+				if st.hosts++; host.k0 < 0 {
+					host = sp
+				}
+				return // net/http keeps it in Host, not Header
 			}
-			return // net/http keeps it in Host, not Header
-		case bytes.Equal(k, transferEncodingKey):
-			st.chunk = st.chunk || bytes.Contains(bytes.ToLower(v), chunkedValue)
-			return // net/http keeps it in TransferEncoding
-		case bytes.Equal(k, connectionKey):
-			st.close = st.close || bytes.EqualFold(v, closeValue)
+		case len("Transfer-Encoding"):
+			if string(k) == "Transfer-Encoding" {
+				st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
+				return // net/http keeps it in TransferEncoding
+			}
+		case len("Connection"):
+			if string(k) == "Connection" {
+				st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
+			}
 		}
 		st.kvs = append(st.kvs, sp)
 	}
@@ -220,11 +226,8 @@ var upperToken, lowerToken = func() (up, low [256]byte) {
 }()
 
 var (
-	hostKey             = []byte("Host")
-	transferEncodingKey = []byte("Transfer-Encoding")
-	connectionKey       = []byte("Connection")
-	chunkedValue        = []byte("chunked")
-	closeValue          = []byte("close")
+	chunkedValue = []byte("chunked")
+	closeValue   = []byte("close")
 )
 
 // method returns the method m as a string: a constant for the standard
