@@ -153,6 +153,36 @@ func TestHeaderTimeout(t *testing.T) {
 	}
 }
 
+// TestHeaderTimeoutKeptAlive: on a kept-alive connection, each
+// request's headers get the whole ReadHeaderTimeout from their first
+// byte: the deadline the connection held for the request before (which
+// ends earlier) is moved on, not applied. Only lower bounds on time are
+// read: a busy machine makes the close later, never earlier.
+func TestHeaderTimeoutKeptAlive(t *testing.T) {
+	const timeout = 400 * time.Millisecond
+	r := vane.New()
+	vane.Get(r, "/ping", func(ctx context.Context, in *struct{}) (*pingOut, error) { return &pingOut{true}, nil })
+	addr := serveOn(t, "fast", r, func(s *vane.Server) { s.ReadHeaderTimeout = timeout })
+	c := dial(t, addr)
+	c.c.SetDeadline(time.Now().Add(patience))
+	first := time.Now()
+	if res, err := c.get("/ping"); err != nil || res.StatusCode != 200 {
+		t.Fatalf("first request: %v %v", res, err)
+	}
+	// The second request starts after the first request's header
+	// deadline would have passed half-way, and stalls in its headers.
+	time.Sleep(timeout - time.Since(first) + timeout/2)
+	second := time.Now()
+	io.WriteString(c.c, "GET /ping HTTP/1.1\r\nHost: x\r\n") // and no more
+	rest, _ := io.ReadAll(c.rd)
+	if took := time.Since(second); took < timeout {
+		t.Fatalf("the stalled second request's connection ended %v after its first byte, before ReadHeaderTimeout (%v); read %q", took, timeout, rest)
+	}
+	if len(rest) > 0 && !strings.HasPrefix(string(rest), "HTTP/1.1 408") {
+		t.Fatalf("answered %q", rest)
+	}
+}
+
 // TestOverload: past MaxConnections a new connection is answered 503 with
 // a problem and Retry-After, and closed; the connections within are
 // served.
