@@ -17,6 +17,8 @@ type state struct {
 	req    engine.Request
 	header http.Header  // req.Header on the native path
 	vals   []string     // the backing of header's values
+	names  []string     // header's names, in the order filled, when named
+	named  bool         // header holds names, one value each, and no other
 	kvs    []span       // the header lines in the arena: key, value
 	params []string     // req.Params
 	w      writer       // the native path's ResponseWriter
@@ -112,25 +114,57 @@ func (st *state) read(c *fasthttp.RequestCtx) {
 // fillHeader fills st.header, the native path's request header, from the
 // arena: every line but Host and Transfer-Encoding (and Content-Length
 // with a chunked body), as net/http's Request.Header has them.
+//
+// A client sends the same names in the same order request after request:
+// then only the values change, and each of the map's value slices is one
+// element of st.vals, which is written in place. Nothing on the native
+// path writes to the header (the engine's contract: it is scratch, and
+// Detach and HTTP copy it).
 func (st *state) fillHeader() http.Header {
-	h := st.header
+	h, s := st.header, st.arena
+	if st.sameNames() {
+		for i, sp := range st.kvs {
+			st.vals[i] = s[sp.v0:sp.v1]
+		}
+		return h
+	}
 	clear(h)
-	st.vals = st.vals[:0]
-	s := st.arena
+	if cap(st.vals) < len(st.kvs) {
+		st.vals = make([]string, 0, len(st.kvs)) // never grown while the map points into it
+	}
+	st.vals, st.names, st.named = st.vals[:0], st.names[:0], true
 	for _, sp := range st.kvs {
 		k, v := s[sp.k0:sp.k1], s[sp.v0:sp.v1]
 		if st.chunk && k == "Content-Length" {
+			st.named = false
 			continue
 		}
 		if old, ok := h[k]; ok {
 			h[k] = append(old, v) // a line repeated: rare, and allocates
+			st.named = false
 			continue
 		}
 		st.vals = append(st.vals, v)
+		st.names = append(st.names, k)
 		n := len(st.vals)
 		h[k] = st.vals[n-1 : n : n]
 	}
 	return h
+}
+
+// sameNames reports whether st.header holds, one value each, exactly the
+// names of st.kvs, in their order: the names of the request before.
+func (st *state) sameNames() bool {
+	if !st.named || st.chunk || len(st.names) != len(st.kvs) {
+		return false
+	}
+	s := st.arena
+	for i, sp := range st.kvs {
+		if st.names[i] != s[sp.k0:sp.k1] {
+			return false
+		}
+	}
+	return true
 }
 
 // newHeader is fillHeader for the adapter: a new map, which the handler

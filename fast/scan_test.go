@@ -3,6 +3,10 @@ package fast
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -122,4 +126,48 @@ func joined(lines [][2]string) string {
 		b.WriteString(l[0] + l[1])
 	}
 	return b.String()
+}
+
+// TestFillHeaderSequence: on a connection, the native path's header map
+// (fillHeader, kept and refilled) equals a new one built from the same
+// request (newHeader) for every request, whether a request repeats the
+// names before it (values rewritten in place), changes them, repeats a
+// name or has a chunked body.
+func TestFillHeaderSequence(t *testing.T) {
+	blocks := []string{
+		"Host: x\r\nAuthorization: bearer 1\r\nAccept: a\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 2\r\nAccept: b\r\n\r\n",
+		"Host: x\r\nAccept: b\r\nAuthorization: bearer 3\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 4\r\n\r\n",
+		"Host: x\r\nAccept: c\r\nAccept: d\r\nAuthorization: bearer 5\r\n\r\n",
+		"Host: x\r\nTransfer-Encoding: chunked\r\nAuthorization: bearer 6\r\nAccept: e\r\n\r\n",
+		"Host: x\r\n\r\n",
+		"Host: x\r\nX-Fold: a\r\n b\r\nAuthorization: bearer 7\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 8\r\nAccept: f\r\nContent-Length: 0\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 9\r\nAccept: g\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n",
+		"Host: x\r\nA: bearer 1\r\nB: bearer 2\r\nC: bearer 3\r\nD: bearer 4\r\nE: bearer 5\r\nF: bearer 6\r\nG: bearer 7\r\nH: bearer 8\r\nI: bearer 9\r\nJ: bearer 10\r\n\r\n",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	st := &state{header: make(http.Header, 8)}
+	for i := range 2000 {
+		raw := blocks[rng.IntN(len(blocks))]
+		switch {
+		case i < 3:
+			// Few names, then many twice: the values' backing grows.
+			raw = blocks[min(i, 1)*(len(blocks)-1)]
+		case i%3 == 0:
+			raw = blocks[0] // runs of the same names
+		}
+		raw = strings.ReplaceAll(raw, "bearer", fmt.Sprintf("bearer-%d", i)) // values change
+		var c fasthttp.RequestCtx
+		if err := c.Request.Header.Read(bufio.NewReader(strings.NewReader("POST / HTTP/1.1\r\n" + raw))); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		c.Init2(&peerConn{Conn: inprocConn{}, peer: "127.0.0.1:9", set: &connSet{}}, nil, false)
+		st.read(&c)
+		got, want := st.fillHeader(), st.newHeader()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("request %d (%q): header %v, want %v", i, raw, got, want)
+		}
+	}
 }
