@@ -35,8 +35,8 @@ func (s *server) serveAdapter(c *fasthttp.RequestCtx, st *state, b *body) {
 		c.SetConnectionClose()
 		return
 	}
-	ctx, cancel := newContext(s.base)
-	hr = hr.WithContext(ctx)
+	hr = hr.WithContext(st.ctx)
+	cancel := st.ctx.cancel
 	w := &adapterWriter{c: c, header: make(http.Header), events: make(chan any, 1)}
 	s.workers.run(func() {
 		defer func() {

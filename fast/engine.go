@@ -124,7 +124,7 @@ func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
 // handle is fasthttp's handler: every request the engine reads.
 func (s *server) handle(c *fasthttp.RequestCtx) {
 	st := s.stateOf(c)
-	st.read(c)
+	st.read(c, s.base)
 	r := &st.req
 	if s.closing() {
 		// Draining: every answer closes its connection (set once the
@@ -178,8 +178,8 @@ func (s *server) handle(c *fasthttp.RequestCtx) {
 func (s *server) serveNative(c *fasthttp.RequestCtx, st *state, h engine.Handler) {
 	r := &st.req
 	r.Header = st.fillHeader()
-	ctx, cancel := newContext(s.base)
-	r.Ctx = ctx
+	r.Ctx = st.ctx
+	cancel := st.ctx.cancel
 	w := &st.w
 	w.reset(c)
 	defer func() {

@@ -2,6 +2,7 @@ package fast
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"unsafe"
 
@@ -15,18 +16,19 @@ import (
 // context, the body.
 type state struct {
 	req    engine.Request
-	header http.Header  // req.Header on the native path
-	vals   []string     // the backing of header's values
-	names  []string     // header's names, in the order filled, when named
-	named  bool         // header holds names, one value each, and no other
-	kvs    []span       // the header lines in the arena: key, value
-	params []string     // req.Params
-	w      writer       // the native path's ResponseWriter
-	lines  []headerLine // the response header's lines, when they are written
-	arena  string       // the request's strings (read)
-	hosts  int          // Host header lines
-	chunk  bool         // Transfer-Encoding: chunked
-	close  bool         // Connection: close
+	ctx    *requestContext // the request's context, which read makes with its arena
+	header http.Header     // req.Header on the native path
+	vals   []string        // the backing of header's values
+	names  []string        // header's names, in the order filled, when named
+	named  bool            // header holds names, one value each, and no other
+	kvs    []span          // the header lines in the arena: key, value
+	params []string        // req.Params
+	w      writer          // the native path's ResponseWriter
+	lines  []headerLine    // the response header's lines, when they are written
+	arena  string          // the request's strings (read)
+	hosts  int             // Host header lines
+	chunk  bool            // Transfer-Encoding: chunked
+	close  bool            // Connection: close
 }
 
 type span struct{ k0, k1, v0, v1 int32 }
@@ -36,11 +38,12 @@ type span struct{ k0, k1, v0, v1 int32 }
 // string, the arena, of which the request's strings are substrings.
 // Header is not filled (native and adapter fill their own); kvs locate
 // the header lines in the arena.
-func (st *state) read(c *fasthttp.RequestCtx) {
+func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	h := &c.Request.Header
 	uri := h.RequestURI()
 	raw := h.RawHeaders()
-	arena := make([]byte, 0, len(uri)+len(raw))
+	ctx, arena := newRequest(base, len(uri)+len(raw))
+	st.ctx = ctx
 	arena = append(arena, uri...)
 	st.chunk, st.close, st.hosts = false, false, 0
 	host := span{-1, -1, -1, -1}

@@ -3,6 +3,7 @@ package fast
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -164,7 +165,7 @@ func TestFillHeaderSequence(t *testing.T) {
 			t.Fatalf("%q: %v", raw, err)
 		}
 		c.Init2(&peerConn{Conn: inprocConn{}, peer: "127.0.0.1:9", set: &connSet{}}, nil, false)
-		st.read(&c)
+		st.read(&c, context.Background())
 		got, want := st.fillHeader(), st.newHeader()
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("request %d (%q): header %v, want %v", i, raw, got, want)
