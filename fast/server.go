@@ -182,6 +182,11 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 				s.tooLarge.Store(h, struct{}{})
 				return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
 			}
+			if n := h.ContentLength(); n == 0 || n == -2 {
+				// No body (-2: neither a length nor chunked): nothing is
+				// read before the answer, so the headers' deadline may stay.
+				return fasthttp.RequestConfig{}
+			}
 			return fasthttp.RequestConfig{ReadTimeout: readTimeout}
 		},
 		WriteTimeout:                  limitOf(srv.WriteTimeout, vane.DefaultWriteTimeout),
