@@ -135,25 +135,6 @@ func segmentStart(base unsafe.Pointer, stop int) int {
 	return stop
 }
 
-// hash mixes method and every byte of path, eight bytes at a time.
-func hash(seed uint64, method uint8, path string) uint64 {
-	h := seed ^ uint64(len(path))<<8 ^ uint64(method)
-	p := unsafe.Pointer(unsafe.StringData(path))
-	n := len(path)
-	switch {
-	case n >= 8:
-		for i := 0; i < n-8; i += 8 {
-			h = mix(h ^ load64(unsafe.Add(p, i)))
-		}
-		h = mix(h ^ load64(unsafe.Add(p, n-8))) // overlaps the last full word
-	case n >= 4:
-		h = mix(h ^ uint64(load32(p))<<32 ^ uint64(load32(unsafe.Add(p, n-4))))
-	case n > 0:
-		h = mix(h ^ uint64(path[0])<<16 ^ uint64(path[n>>1])<<8 ^ uint64(path[n-1]))
-	}
-	return mix(h)
-}
-
 // mix is one multiply-fold round, as in wyhash.
 func mix(x uint64) uint64 {
 	hi, lo := bits.Mul64(x^0xa0761d6478bd642f, 0xe7037ed1a0b428db)

@@ -148,7 +148,6 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 		} else {
 			stop = start + segmentEnd(unsafe.Add(base, start), l-start)
 		}
-		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 	case i == n-1 && !catchAll:
 		// The last (the only one, when n is 1): back from where the
 		// static suffix begins to the previous '/', or to where the
@@ -160,10 +159,9 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 			if start = open(0); start > stop {
 				return "", true
 			}
-			return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+		} else {
+			start = segmentStart(base, stop)
 		}
-		start = segmentStart(base, stop)
-		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 	case catchAll || 2*i < n:
 		// Forward from the first value, hopping over those before it.
 		start = open(0)
