@@ -153,9 +153,19 @@ walk:
 					if r := kn.route & routeMask; r != 0 {
 						return &f.routes[r-1]
 					}
-				} else if kn.n != 0 && node(kn.first).plen == 1 {
-					i, pos, nv, resume = kn.first, kpos+1, knv, 0
-					continue walk
+				} else if kn.n != 0 {
+					// Its one static child, compared here as the static
+					// descent would; if it does not match, neither does
+					// the parameter node, which has no alternative.
+					c := kn.first
+					pl, rem := int(node(c).plen), total-kpos
+					q, t := unsafe.Add(base, kpos), unsafe.Add(text, node(c).text)
+					if pl == 1 || pl <= rem && (rem >= 8 && pl <= 8 && (load64(q)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) == 0 ||
+						pl > 8 && equalLong(q, t, pl) || rem < 8 && equalBytes(q, t, pl)) {
+						i, pos, nv, resume = c, kpos+pl, knv, 0
+						continue walk
+					}
+					goto fail
 				}
 				i, pos, nv, resume = k, kpos, knv, 0
 				continue walk
