@@ -8,8 +8,8 @@ import (
 )
 
 // The bit-level helpers of the router: little-endian word loads, byte
-// comparisons and searches eight bytes at a time, and the hash of the
-// static index. Every caller guarantees that the bytes it names are
+// comparisons and searches eight bytes at a time, and the mixing round
+// of the static index's hash (findStatic). Every caller guarantees that the bytes it names are
 // readable.
 
 // Little-endian loads of 8, 4 and 2 bytes from p, which need not be
@@ -17,7 +17,7 @@ import (
 // little-endian words (unalignedLE), byte by byte elsewhere.
 //
 // unsafe: the loads, comparisons and searches below are kept by
-// BenchmarkStaticAll (the static index's hash) and BenchmarkGitHubAll
+// BenchmarkStaticAll (the static index) and BenchmarkGitHubAll
 // (match, Param, cleanSegments); docs/design/2026-11-27-unsafe.md.
 func load64(p unsafe.Pointer) uint64 {
 	if unalignedLE {
