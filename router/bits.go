@@ -8,8 +8,8 @@ import (
 )
 
 // The bit-level helpers of the router: little-endian word loads, byte
-// comparisons and searches eight bytes at a time, and the hash of the
-// static index. Every caller guarantees that the bytes it names are
+// comparisons and searches eight bytes at a time, and the mixing round
+// of the static index's hash (findStatic). Every caller guarantees that the bytes it names are
 // readable.
 
 // Little-endian loads of 8, 4 and 2 bytes from p, which need not be
@@ -17,7 +17,7 @@ import (
 // little-endian words (unalignedLE), byte by byte elsewhere.
 //
 // unsafe: the loads, comparisons and searches below are kept by
-// BenchmarkStaticAll (the static index's hash) and BenchmarkGitHubAll
+// BenchmarkStaticAll (the static index) and BenchmarkGitHubAll
 // (match, Param, cleanSegments); docs/design/2026-11-27-unsafe.md.
 func load64(p unsafe.Pointer) uint64 {
 	if unalignedLE {
@@ -133,25 +133,6 @@ func segmentStart(base unsafe.Pointer, stop int) int {
 		stop--
 	}
 	return stop
-}
-
-// hash mixes method and every byte of path, eight bytes at a time.
-func hash(seed uint64, method uint8, path string) uint64 {
-	h := seed ^ uint64(len(path))<<8 ^ uint64(method)
-	p := unsafe.Pointer(unsafe.StringData(path))
-	n := len(path)
-	switch {
-	case n >= 8:
-		for i := 0; i < n-8; i += 8 {
-			h = mix(h ^ load64(unsafe.Add(p, i)))
-		}
-		h = mix(h ^ load64(unsafe.Add(p, n-8))) // overlaps the last full word
-	case n >= 4:
-		h = mix(h ^ uint64(load32(p))<<32 ^ uint64(load32(unsafe.Add(p, n-4))))
-	case n > 0:
-		h = mix(h ^ uint64(path[0])<<16 ^ uint64(path[n>>1])<<8 ^ uint64(path[n-1]))
-	}
-	return mix(h)
 }
 
 // mix is one multiply-fold round, as in wyhash.

@@ -283,16 +283,28 @@ func (f *flatTrees) check() {
 // with the shortest probe sequences, and keeps the table at most two
 // thirds full (a slot is 8 bytes: the index is part of the router's memory).
 
-// staticIndex is an open-addressing table of static routes.
+// staticIndex is two open-addressing tables of static routes: one for
+// patterns of fewer than 8 bytes, by exact key, the other for longer ones,
+// by hash. Each has a power of two slots, at least one empty.
 type staticIndex struct {
-	// slots hold the upper 32 bits of a route's hash (its tag) above its
-	// index+1 in flatTrees.routes; 0 is an empty slot. len is a power of two.
+	// short holds the routes whose patterns have fewer than 8 bytes, by
+	// their method and pattern as one word (findStatic); a key of 0 is an empty slot.
+	short     []shortSlot
+	shortMask uint64
+	// slots hold the upper 32 bits of a longer route's hash (its tag) above
+	// its index+1 in flatTrees.routes; 0 is an empty slot.
 	slots []uint64
 	mask  uint64
 	seed  uint64
 	// filter has bit filterBit(method, path) set for every route: most
 	// paths with parameters miss it and skip the hash.
 	filter [4]uint64
+}
+
+// shortSlot is a slot of the table of short static patterns.
+type shortSlot struct {
+	key   uint64 // the route's method and pattern as one word (findStatic)
+	route *route
 }
 
 // filterBit is the filter bit of a path of method: from its length and last
@@ -307,43 +319,71 @@ const maxStaticSeeds = 8
 // buildStatic indexes the static routes of f whose method has a tree of its
 // own or is Mount's (routes of other methods are found by walking).
 func (f *flatTrees) buildStatic() {
-	var keys []uint32 // route indices
+	var short, long []uint32 // route indices
 	for i := range f.routes {
 		if rt := &f.routes[i]; rt.nparams == 0 && int(rt.method) <= anyMethodID {
-			keys = append(keys, uint32(i))
+			if len(rt.pattern) < 8 {
+				short = append(short, uint32(i))
+			} else {
+				long = append(long, uint32(i))
+			}
 		}
 	}
-	if len(keys) == 0 {
+	if len(short)+len(long) == 0 {
 		return
-	}
-	size := 8
-	for 2*size < 3*len(keys) {
-		size *= 2
 	}
 	best, bestCost := staticIndex{}, -1
 	for s := range maxStaticSeeds {
-		ix := staticIndex{slots: make([]uint64, size), mask: uint64(size - 1), seed: staticSeed(s)}
+		f.static = staticIndex{
+			short: make([]shortSlot, tableSize(len(short))), slots: make([]uint64, tableSize(len(long))),
+			seed: staticSeed(s),
+		}
+		ix := &f.static
+		ix.shortMask, ix.mask = uint64(len(ix.short)-1), uint64(len(ix.slots)-1)
 		cost := 0
-		for _, k := range keys {
+		for _, k := range short {
 			rt := &f.routes[k]
-			h := hash(ix.seed, rt.method, rt.pattern)
+			_, h, key := f.findStatic(rt.method, rt.pattern)
+			i := h & ix.shortMask
+			for ix.short[i].key != 0 {
+				i = (i + 1) & ix.shortMask
+				cost++
+			}
+			ix.short[i] = shortSlot{key, rt}
+		}
+		for _, k := range long {
+			rt := &f.routes[k]
+			_, h, _ := f.findStatic(rt.method, rt.pattern)
 			i := h & ix.mask
 			for ix.slots[i] != 0 {
 				i = (i + 1) & ix.mask
 				cost++
 			}
 			ix.slots[i] = h&^(1<<32-1) | uint64(k+1)
-			b := filterBit(rt.method, rt.pattern)
-			ix.filter[b>>6] |= 1 << (b & 63)
 		}
 		if bestCost < 0 || cost < bestCost {
-			best, bestCost = ix, cost
+			best, bestCost = *ix, cost
 		}
 		if cost == 0 {
 			break
 		}
 	}
+	for _, k := range slices.Concat(short, long) {
+		rt := &f.routes[k]
+		b := filterBit(rt.method, rt.pattern)
+		best.filter[b>>6] |= 1 << (b & 63)
+	}
 	f.static = best
+}
+
+// tableSize is the number of slots of a table of n keys: a power of two,
+// at most two thirds full, at least one empty.
+func tableSize(n int) int {
+	size := 1
+	for 2*size < 3*n {
+		size *= 2
+	}
+	return size
 }
 
 // staticSeed returns the s-th seed buildStatic tries.

@@ -38,17 +38,24 @@ func (m *mux) dispatch(w http.ResponseWriter, req *http.Request, inChain bool) {
 	}
 	p := req.URL.Path
 	f := m.compiled()
-	var buf [stackParams]span
 	// find, for a standard method: methodRoute written out, then fallback
-	// only where it has something to try.
+	// only where it has something to try. A static route, the most
+	// specific match there is, has neither parameters nor a catch-all: a
+	// hit is served at once.
+	i := methodIndex(req.Method)
+	if i >= 0 && f.mayHaveStatic(uint8(i), p) {
+		if rt, _, _ := f.findStatic(uint8(i), p); rt != nil {
+			req.Pattern = rt.pattern
+			rt.handler(w, req)
+			return
+		}
+	}
+	var buf [stackParams]span
 	var rt *route
-	if i := methodIndex(req.Method); i < 0 {
+	if i < 0 {
 		rt = f.find(i, req.Method, p, buf[:], true)
 	} else {
-		if f.mayHaveStatic(uint8(i), p) {
-			rt = f.findStatic(uint8(i), p)
-		}
-		if rt == nil && f.roots[i] != 0 {
+		if f.roots[i] != 0 {
 			rt = f.match(f.roots[i]-1, p, 0, 0, buf[:])
 		}
 		if rt == nil && (i == 1 || f.methods&(1<<anyMethodID) != 0) {

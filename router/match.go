@@ -153,9 +153,19 @@ walk:
 					if r := kn.route & routeMask; r != 0 {
 						return &f.routes[r-1]
 					}
-				} else if kn.n != 0 && node(kn.first).plen == 1 {
-					i, pos, nv, resume = kn.first, kpos+1, knv, 0
-					continue walk
+				} else if kn.n != 0 {
+					// Its one static child, compared here as the static
+					// descent would; if it does not match, neither does
+					// the parameter node, which has no alternative.
+					c := kn.first
+					pl, rem := int(node(c).plen), total-kpos
+					q, t := unsafe.Add(base, kpos), unsafe.Add(text, node(c).text)
+					if pl == 1 || pl <= rem && (rem >= 8 && pl <= 8 && (load64(q)^load64(t))&(^uint64(0)>>((64-8*uint(pl))&63)) == 0 ||
+						pl > 8 && equalLong(q, t, pl) || rem < 8 && equalBytes(q, t, pl)) {
+						i, pos, nv, resume = c, kpos+pl, knv, 0
+						continue walk
+					}
+					goto fail
 				}
 				i, pos, nv, resume = k, kpos, knv, 0
 				continue walk
@@ -237,7 +247,7 @@ func (f *flatTrees) find(i int, method, path string, vals []span, fallback bool)
 // number i: the static index's, else the tree's.
 func (f *flatTrees) methodRoute(i int, path string, vals []span) *route {
 	if f.mayHaveStatic(uint8(i), path) {
-		if rt := f.findStatic(uint8(i), path); rt != nil {
+		if rt, _, _ := f.findStatic(uint8(i), path); rt != nil {
 			return rt
 		}
 	}
@@ -264,31 +274,72 @@ func (f *flatTrees) fallback(i int, path string, vals []span) *route {
 
 // mayHaveStatic reports whether the index may hold a route of method for
 // path: false for most paths of parameter routes, without hashing them.
-// Inlined into find, which calls findStatic only when it is true.
+// Inlined into dispatch and methodRoute, which call findStatic only when
+// it is true.
 func (f *flatTrees) mayHaveStatic(method uint8, path string) bool {
-	if path == "" || len(f.static.slots) == 0 {
-		return false // patterns are never empty
+	if path == "" || len(f.static.short) == 0 {
+		return false // patterns are never empty; the router has no static route
 	}
 	b := filterBit(method, path)
 	return f.static.filter[b>>6]&(1<<(b&63)) != 0
 }
 
 // findStatic returns the static route of method (a route method number)
-// whose pattern is path, or nil. The index must have slots, and path must
-// not be empty.
-func (f *flatTrees) findStatic(method uint8, path string) *route {
+// whose pattern is path, or nil, with what buildStatic enters routes by:
+// the hash from which the probe starts and, for a path of fewer than 8
+// bytes, its key. path must not be empty, and the router must have a
+// static route.
+//
+// It hashes and probes in one function without calls. A path of fewer
+// than 8 bytes is, with method, one exact word: its bytes in the low 56
+// bits (two overlapping 4-byte loads, little-endian; of a path of up to 3
+// bytes, the first, middle and last byte, which are all of them), its
+// length and method above; no key is 0. The table of short patterns holds those words, and
+// a slot that holds the path's is the answer, with no comparison of text.
+// A longer path is hashed eight bytes at a time (a multiply-fold round as
+// in wyhash, once a word and once at the end), and a slot whose tag
+// matches is confirmed by comparing the route's method and pattern.
+//
+// unsafe: kept by BenchmarkStaticAll and bench Micro/Static (the path's
+// words read without bounds checks; docs/design/2026-11-27-router-static.md).
+func (f *flatTrees) findStatic(method uint8, path string) (rt *route, h, key uint64) {
 	ix := &f.static
-	h := hash(ix.seed, method, path)
-	tag := h >> 32
-	for i := h & ix.mask; ; i = (i + 1) & ix.mask {
-		s := ix.slots[i]
-		if s == 0 {
-			return nil
+	n := uint(len(path))
+	p := unsafe.Pointer(unsafe.StringData(path))
+	if n < 8 {
+		if n >= 4 {
+			key = uint64(load32(p)) | uint64(load32(unsafe.Add(p, n-4)))<<(8*(n-4)&31)
+		} else {
+			key = uint64(*(*byte)(p)) | uint64(*(*byte)(unsafe.Add(p, n>>1)))<<8 | uint64(*(*byte)(unsafe.Add(p, n-1)))<<16
 		}
-		if s>>32 == tag {
-			if rt := &f.routes[uint32(s)-1]; rt.method == method && rt.pattern == path {
-				return rt
+		key |= uint64(n)<<56 | uint64(method)<<59
+		h = mix(key ^ ix.seed)
+		for i := h; ; i++ {
+			s := &ix.short[i&ix.shortMask]
+			if s.key == key {
+				return s.route, h, key
 			}
+			if s.key == 0 {
+				return nil, h, key
+			}
+		}
+	}
+	h = ix.seed ^ uint64(n)<<8 ^ uint64(method)
+	for i := uint(0); i < n-8; i += 8 {
+		h = mix(h ^ load64(unsafe.Add(p, i)))
+	}
+	h = mix(h ^ load64(unsafe.Add(p, n-8))) // overlaps the last full word
+	for i := h; ; i++ {
+		s := ix.slots[i&ix.mask]
+		if s == 0 {
+			return nil, h, 0
+		}
+		if uint32(s>>32) != uint32(h>>32) {
+			continue
+		}
+		if rt := &f.routes[uint32(s)-1]; len(rt.pattern) == int(n) && rt.method == method &&
+			equalLong(p, unsafe.Pointer(unsafe.StringData(rt.pattern)), int(n)) {
+			return rt, h, 0
 		}
 	}
 }

@@ -9,17 +9,17 @@ import (
 	"unsafe"
 )
 
-// value returns the value of parameter name of h's route in the routed
-// path (routing the escaped path when rawPath is set, as dispatch does),
-// and whether the route has such a parameter. It allocates only for an
-// escaped path.
-func (h header) value(name, path, rawPath string) (string, bool) {
-	v, ok := valueOf(h.p, h.n(), name, path)
+// patternValue returns the value of parameter name of the route whose
+// pattern (in an arena) is pattern in the routed path (routing the escaped
+// path when rawPath is set, as dispatch does), and whether the route has
+// such a parameter. It allocates only for an escaped path.
+func patternValue(pattern, name, path, rawPath string) (string, bool) {
+	v, ok := paramOf(pattern, &url.URL{Path: path}, name, nil)
 	if !ok || rawPath == "" {
 		return v, ok
 	}
 	u := url.URL{Path: path, RawPath: rawPath}
-	v, _ = valueOf(h.p, h.n(), name, routingPath(u.EscapedPath()))
+	v, _ = paramOf(pattern, &url.URL{Path: routingPath(u.EscapedPath())}, name, nil)
 	if strings.IndexByte(v, '%') >= 0 {
 		if uv, err := url.PathUnescape(v); err == nil {
 			v = uv
@@ -70,26 +70,48 @@ func index(p unsafe.Pointer, n int, name string) int {
 	return -1
 }
 
-// valueOf returns the value in path of parameter name of the route of n
-// parameters whose pattern is at p, and whether the route has it.
-// Patterns are segment-aligned and the text between two parameters is
-// static, so the path repeats it: the first value starts where the
-// pattern's first parameter does, the last (unless a catch-all) ends
-// where the static suffix begins, and any other is reached from the
-// nearer of those by hopping over the values between (each up to its '/')
-// and the static text between them (its length known from the pattern). A
-// value ends at the next '/', the last where the suffix begins (a
-// catch-all's at the end). A path that does not have the pattern's shape
-// (changed after routing) yields a wrong value or "", never a panic. The
-// first and the last value, most of what handlers read, take no loop but
-// the scan for their other end.
+// paramOf returns the value of parameter name of the route whose pattern
+// is pattern, in u's path, and whether the route has it. Where that is not
+// the common case (u's path has escapes, pattern is in no arena, or its
+// route lacks name), it hands the request to paramElsewhere, or without
+// req returns "", false. Param is one call to it, so that a handler's
+// Param makes one call.
 //
-// unsafe: kept by BenchmarkParam and BenchmarkParam5 (values sliced out of
-// the path without bounds checks; docs/design/2026-11-27-unsafe.md).
-func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
-	if n == 0 { // a pattern without parameters has no entries in its header
-		return "", false
+// The arena check is headerOf's, written out here: searchArenas is not
+// inlined, and the newest arena spares most reads its call. Patterns are
+// segment-aligned and the text between two parameters is static, so the
+// path repeats it: the first value starts where the pattern's first
+// parameter does, the last (unless a catch-all) ends where the static
+// suffix begins, and any other is reached from the nearer of those by
+// hopping over the values between (each up to its '/') and the static
+// text between them (its length known from the pattern). A value ends at
+// the next '/', the last where the suffix begins (a catch-all's at the
+// end). A path that does not have the pattern's shape (changed after
+// routing) yields a wrong value or "", never a panic. The first and the
+// last value, most of what handlers read, take no loop but the scan for
+// their other end.
+//
+// unsafe: kept by BenchmarkParam and BenchmarkParam5 (the pattern's header
+// read in the arena and values sliced out of the path without bounds
+// checks; docs/design/2026-11-27-unsafe.md).
+func paramOf(pattern string, u *url.URL, name string, req *http.Request) (string, bool) {
+	if u == nil || u.RawPath != "" {
+		return elsewhere(req, name)
 	}
+	// An empty pattern is in no arena, or does not match its header's
+	// length.
+	p := unsafe.Pointer(unsafe.StringData(pattern))
+	a := newestArena.Load()
+	if a == nil || uintptr(p)-a.start >= a.size {
+		if a = searchArenas(uintptr(p)); a == nil {
+			return elsewhere(req, name)
+		}
+	}
+	n, ok := patternAt(p, uintptr(p)-a.start, len(pattern))
+	if !ok || n == 0 { // a pattern without parameters has no entries in its header
+		return elsewhere(req, name)
+	}
+	path := u.Path
 	params := paramsAt(p, n)
 	// Which parameter: a short name among few parameters is found here
 	// (index does the rest), sparing a call.
@@ -109,7 +131,7 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 		}
 		for e := params; ; i, e = i+1, unsafe.Add(e, paramSize) {
 			if i == n {
-				return "", false
+				return elsewhere(req, name)
 			}
 			if load16(unsafe.Add(e, entryKey)) != key {
 				continue
@@ -121,7 +143,7 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 			}
 		}
 	} else if i = index(p, n, name); i < 0 {
-		return "", false
+		return elsewhere(req, name)
 	}
 	base, l := unsafe.Pointer(unsafe.StringData(path)), len(path)
 	// open(j) is where parameter j's '{' is in the pattern, so where its
@@ -148,7 +170,6 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 		} else {
 			stop = start + segmentEnd(unsafe.Add(base, start), l-start)
 		}
-		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 	case i == n-1 && !catchAll:
 		// The last (the only one, when n is 1): back from where the
 		// static suffix begins to the previous '/', or to where the
@@ -160,10 +181,9 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 			if start = open(0); start > stop {
 				return "", true
 			}
-			return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
+		} else {
+			start = segmentStart(base, stop)
 		}
-		start = segmentStart(base, stop)
-		return unsafe.String((*byte)(unsafe.Add(base, start)), stop-start), true
 	case catchAll || 2*i < n:
 		// Forward from the first value, hopping over those before it.
 		start = open(0)
@@ -211,42 +231,26 @@ func valueOf(p unsafe.Pointer, n int, name, path string) (string, bool) {
 // Mount). A name that the route lacks is looked up in the routes of
 // enclosing routers (Mount), then, on a request that ServeMux routed, with
 // req.PathValue.
-//
-// unsafe: kept by BenchmarkParam (the arena check written out;
-// docs/design/2026-11-27-unsafe.md).
 func Param(req *http.Request, name string) string {
-	// The common case, in this one function: the request's pattern is in
-	// an arena, the path has no escapes, and the route has the parameter.
-	// paramElsewhere does the rest. The arena check is headerOf's,
-	// written out here: searchArenas is not inlined, and the newest arena
-	// spares most reads its call.
-	pattern, u := req.Pattern, req.URL
-	if u == nil || u.RawPath != "" {
-		return paramElsewhere(req, name)
+	v, _ := paramOf(req.Pattern, req.URL, name, req)
+	return v
+}
+
+// elsewhere is what paramOf answers where the common case does not hold:
+// paramElsewhere's value for req, or without req none.
+func elsewhere(req *http.Request, name string) (string, bool) {
+	if req == nil {
+		return "", false
 	}
-	// An empty pattern is in no arena, or does not match its header's
-	// length.
-	sp := unsafe.Pointer(unsafe.StringData(pattern))
-	a := newestArena.Load()
-	if a == nil || uintptr(sp)-a.start >= a.size {
-		if a = searchArenas(uintptr(sp)); a == nil {
-			return paramElsewhere(req, name)
-		}
-	}
-	if n, ok := patternAt(sp, uintptr(sp)-a.start, len(pattern)); ok {
-		if v, ok := valueOf(sp, n, name, u.Path); ok {
-			return v
-		}
-	}
-	return paramElsewhere(req, name)
+	return paramElsewhere(req, name), true
 }
 
 // paramElsewhere is Param for a path with escapes, a name that req's route
 // lacks, or a request that no vane router routed.
 func paramElsewhere(req *http.Request, name string) string {
-	h, ours := headerOf(req.Pattern)
+	_, ours := headerOf(req.Pattern)
 	if ours && req.URL != nil {
-		if v, ok := h.value(name, req.URL.Path, req.URL.RawPath); ok {
+		if v, ok := patternValue(req.Pattern, name, req.URL.Path, req.URL.RawPath); ok {
 			return v
 		}
 	}
@@ -257,8 +261,8 @@ func paramElsewhere(req *http.Request, name string) string {
 	}
 	c, _ := req.Context().Value(mountKey{}).(*mountContext)
 	for c != nil {
-		if h, ok := headerOf(c.pattern); ok {
-			if v, ok := h.value(name, c.url.Path, c.url.RawPath); ok {
+		if _, ok := headerOf(c.pattern); ok {
+			if v, ok := patternValue(c.pattern, name, c.url.Path, c.url.RawPath); ok {
 				return v
 			}
 		}

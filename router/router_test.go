@@ -136,6 +136,33 @@ func TestNoMatch(t *testing.T) {
 	}
 }
 
+// TestParamStaticChild checks the text after a parameter value, which
+// match compares where the value ends (the parameter node's one static
+// child): it must equal the pattern's, however long the text and the
+// rest of the path, or the route does not match.
+func TestParamStaticChild(t *testing.T) {
+	r := echoRouter(t, []Option{RedirectTrailingSlash(false)},
+		"/a/{x}/bc/{y}", "/d/{x}/defghijkl/{y}", "/m/{x}/m", "/k/{x}/{z}/lmn")
+	for _, c := range []struct{ path, want string }{
+		{"/a/v/bc/qqqqq", "/a/{x}/bc/{y} x=v y=qqqqq"},
+		{"/d/v/defghijkl/q", "/d/{x}/defghijkl/{y} x=v y=q"},
+		{"/m/v/m", "/m/{x}/m x=v"},
+		{"/k/v/w/lmn", "/k/{x}/{z}/lmn x=v z=w"},
+	} {
+		if w := do(r, "GET", c.path); w.Code != 200 || w.Body.String() != c.want {
+			t.Errorf("GET %s = %d %q, want %q", c.path, w.Code, w.Body.String(), c.want)
+		}
+	}
+	for _, p := range []string{
+		"/a/v/zz/qqqqq", "/a/v/bd/qqqqq", "/a/v/cb/q", "/d/v/defghijkx/q", "/d/v/xefghijkl/q",
+		"/m/v/n", "/m/v/mm", "/m/v/b", "/k/v/w/lmx", "/k/v/w/lmnlmnlmn",
+	} {
+		if w := do(r, "GET", p); w.Code != 404 {
+			t.Errorf("GET %s = %d %q, want 404", p, w.Code, w.Body.String())
+		}
+	}
+}
+
 func TestEscapedSlashStaysInSegment(t *testing.T) {
 	r := echoRouter(t, nil, "/files/{name}", "/files/{name}/meta", "/raw/{rest...}", "/lit/a/b")
 	tests := []struct{ path, want string }{

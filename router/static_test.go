@@ -17,13 +17,13 @@ func TestStaticRoutesOnlyInIndex(t *testing.T) {
 	for _, table := range tables {
 		routes := loadTable(t, table)
 		f := tableRouter(t, routes).mux.compiled()
-		if len(f.static.slots) == 0 {
+		if len(f.static.slots)+len(f.static.short) == 0 {
 			t.Fatalf("%s: no static index", table)
 		}
 		vals := make([]span, 32)
 		for _, rt := range routes {
 			id := uint8(methodIndex(rt.method))
-			indexed := f.findStatic(id, rt.path)
+			indexed, _, _ := f.findStatic(id, rt.path)
 			switch {
 			case len(rt.names) == 0 && (indexed == nil || indexed.pattern != rt.path):
 				t.Errorf("%s %s %s: index %v", table, rt.method, rt.path, indexed)
@@ -94,15 +94,15 @@ func TestStaticIndexMany(t *testing.T) {
 		t.Fatalf("table of %d slots for 4000 routes: more than two thirds full", size)
 	}
 	for i, p := range paths {
-		if rt := f.findStatic(0, p); rt == nil || rt.pattern != p {
+		if rt, _, _ := f.findStatic(0, p); rt == nil || rt.pattern != p {
 			t.Fatalf("GET %s: found %v", p, rt)
 		}
-		rt := f.findStatic(2, p)
+		rt, _, _ := f.findStatic(2, p)
 		if (i%3 == 0) != (rt != nil) {
 			t.Fatalf("POST %s: found %v", p, rt)
 		}
 		for _, miss := range []string{p + "/", p[:len(p)-1], strings.Replace(p, "items", "itemz", 1)} {
-			if rt := f.findStatic(0, miss); rt != nil {
+			if rt, _, _ := f.findStatic(0, miss); rt != nil {
 				t.Fatalf("GET %s: found %q", miss, rt.pattern)
 			}
 		}
@@ -112,6 +112,61 @@ func TestStaticIndexMany(t *testing.T) {
 	r.ServeHTTP(w, httptest.NewRequest("GET", "/v0/items/x/detail", nil))
 	if w.Body.String() != "/v0/items/{id}/detail id=x" {
 		t.Fatalf("GET /v0/items/x/detail = %q", w.Body.String())
+	}
+}
+
+// TestStaticIndexShort checks the table of patterns of fewer than 8 bytes,
+// whose keys are compared instead of the text: every path of up to 7 bytes
+// over "/ab" (no empty segment) that is a route of GET, of POST or of
+// both is found for exactly those methods, with its own pattern, and no
+// other path is; an 8-byte path that begins with a short route is not it.
+func TestStaticIndexShort(t *testing.T) {
+	var all []string
+	var grow func(p string)
+	grow = func(p string) {
+		all = append(all, p)
+		if len(p) == 7 {
+			return
+		}
+		for _, c := range "ab/" {
+			if c == '/' && p[len(p)-1] == '/' {
+				continue
+			}
+			grow(p + string(c))
+		}
+	}
+	grow("/")
+	r := New()
+	get := map[string]bool{}
+	post := map[string]bool{}
+	for i, p := range all {
+		if len(p) > 1 && p[len(p)-1] == '/' && i%2 == 0 {
+			continue // left out, so that some paths are no route at all
+		}
+		if i%3 != 2 {
+			get[p] = true
+			r.Get(p, echoHandler(p))
+		}
+		if i%3 != 0 {
+			post[p] = true
+			r.Post(p, echoHandler("POST "+p))
+		}
+	}
+	r.Get("/aaaaaaab", echoHandler("/aaaaaaab"))
+	f := r.mux.compiled()
+	for _, p := range append(all, "/aaaaaaaa", "/aaaaaaab") {
+		for _, m := range []struct {
+			id     uint8
+			routes map[string]bool
+		}{{0, get}, {2, post}} {
+			rt, _, _ := f.findStatic(m.id, p)
+			switch want := m.routes[p] || m.id == 0 && p == "/aaaaaaab"; {
+			case want && (rt == nil || rt.pattern != p || rt.method != m.id):
+				t.Fatalf("method %d %s: found %v", m.id, p, rt)
+			case !want && rt != nil:
+				t.Fatalf("method %d %s: found %q of method %d", m.id, p, rt.pattern, rt.method)
+			}
+		}
 	}
 }
 
