@@ -48,55 +48,37 @@ func newContext(base context.Context) (context.Context, func()) {
 func newRequest(base context.Context, n int) (*requestContext, []byte) {
 	switch {
 	case n <= 24:
-		m := &struct {
-			requestContext
-			arena [24]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[24]byte) []byte { return a[:] })
 	case n <= 56:
-		m := &struct {
-			requestContext
-			arena [56]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[56]byte) []byte { return a[:] })
 	case n <= 88:
-		m := &struct {
-			requestContext
-			arena [88]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[88]byte) []byte { return a[:] })
 	case n <= 120:
-		m := &struct {
-			requestContext
-			arena [120]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[120]byte) []byte { return a[:] })
 	case n <= 152:
-		m := &struct {
-			requestContext
-			arena [152]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[152]byte) []byte { return a[:] })
 	case n <= 184:
-		m := &struct {
-			requestContext
-			arena [184]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[184]byte) []byte { return a[:] })
 	case n <= 216:
-		m := &struct {
-			requestContext
-			arena [216]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[216]byte) []byte { return a[:] })
 	case n <= 248:
-		m := &struct {
-			requestContext
-			arena [248]byte
-		}{requestContext: requestContext{Context: base}}
-		return &m.requestContext, m.arena[:0:n]
+		return inline(base, n, func(a *[248]byte) []byte { return a[:] })
 	}
 	return &requestContext{Context: base}, make([]byte, 0, n)
+}
+
+// withArena is a request's context with an arena of type A (a byte
+// array) in the same allocation.
+type withArena[A any] struct {
+	requestContext
+	arena A
+}
+
+// inline allocates a context with an arena of type A and returns the
+// arena as an empty slice of capacity n (bytes turns A into a slice).
+func inline[A any](base context.Context, n int, bytes func(*A) []byte) (*requestContext, []byte) {
+	m := &withArena[A]{requestContext: requestContext{Context: base}}
+	return &m.requestContext, bytes(&m.arena)[:0:n]
 }
 
 func (c *requestContext) Done() <-chan struct{} {

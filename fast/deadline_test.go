@@ -84,6 +84,15 @@ func TestLazyDeadlineCount(t *testing.T) {
 	})
 }
 
+// pipeConn is the engine's connection over one end of a net.Pipe, and
+// the other end, both closed when the test ends.
+func pipeConn(t *testing.T) (*peerConn, net.Conn) {
+	server, client := net.Pipe()
+	c := &peerConn{Conn: server, set: &connSet{}}
+	t.Cleanup(func() { c.Close(); client.Close() })
+	return c, client
+}
+
 // TestLazyDeadlineFires: a read waits until the deadline asked for, not
 // the earlier one the connection held, and then fails as a timeout; an
 // earlier deadline asked for is kept at once; none means none.
@@ -100,10 +109,7 @@ func TestLazyDeadlineFires(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				server, client := net.Pipe()
-				defer client.Close()
-				c := &peerConn{Conn: server, set: &connSet{}}
-				defer c.Close()
+				c, client := pipeConn(t)
 				start := time.Now()
 				c.SetReadDeadline(start.Add(tc.held))
 				switch {
@@ -143,10 +149,7 @@ func TestLazyDeadlineFires(t *testing.T) {
 // wrote before is counted.
 func TestLazyDeadlineWrite(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		server, client := net.Pipe()
-		defer client.Close()
-		c := &peerConn{Conn: server, set: &connSet{}}
-		defer c.Close()
+		c, client := pipeConn(t)
 		start := time.Now()
 		c.SetWriteDeadline(start.Add(time.Second))
 		c.SetWriteDeadline(start.Add(4 * time.Second))
