@@ -54,6 +54,14 @@ var owners = []struct {
 	}},
 }
 
+// unowned are functions whose samples go to their callers: the fast
+// engine's connection, which fasthttp reads and writes through, so that
+// its system calls are the server's as they are under fiber.
+var unowned = map[string]bool{
+	"github.com/vane-http/vane/fast.(*peerConn).Read":  true,
+	"github.com/vane-http/vane/fast.(*peerConn).Write": true,
+}
+
 // syscall reports whether a leaf function is a system call or the poller.
 func syscall(fn string) bool {
 	return strings.HasPrefix(fn, "syscall.") || strings.HasPrefix(fn, "internal/runtime/syscall") ||
@@ -119,6 +127,9 @@ func main() {
 func owner(s *profile.Sample) string {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line { // inlined functions too, innermost first
+			if unowned[l.Function.Name] {
+				continue
+			}
 			for _, o := range owners {
 				if o.is(l.Function.Name) {
 					return o.name

@@ -45,6 +45,7 @@ func TestOwner(t *testing.T) {
 		{sample("github.com/vane-http/vane/bench/e2e.NewItem", "github.com/vane-http/vane.(*Router).ServeHTTP"), "application"},
 		{sample("internal/runtime/syscall.Syscall6", "syscall.write", "net.(*conn).Write", "bufio.(*Writer).Flush", "net/http.(*response).finishRequest"), "server"},
 		{sample("github.com/valyala/fasthttp.(*Server).serveConn"), "server"},
+		{sample("internal/runtime/syscall.Syscall6", "syscall.write", "net.(*conn).Write", "github.com/vane-http/vane/fast.(*peerConn).Write", "bufio.(*Writer).Flush", "github.com/valyala/fasthttp.(*Server).serveConn"), "server"},
 		{sample("runtime.mallocgc", "github.com/vane-http/vane/fast.(*state).read", "github.com/vane-http/vane/fast.(*server).handle", "github.com/valyala/fasthttp.(*Server).serveConn"), "engine"},
 		{sample("github.com/vane-http/vane/bind.(*Binder).BindRequest", "github.com/vane-http/vane.(*typedHandler).serveEngine", "github.com/vane-http/vane/fast.(*server).serveNative"), "vane"},
 		{sample("github.com/gofiber/fiber/v3.(*App).next", "github.com/valyala/fasthttp.(*Server).serveConn"), "framework"},
