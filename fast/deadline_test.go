@@ -118,29 +118,65 @@ func TestLazyDeadlineFires(t *testing.T) {
 				case tc.want == 0:
 					c.SetReadDeadline(time.Time{})
 				}
+				done := reading(c)
 				if tc.fires == 0 {
 					// Data after an hour is still read.
-					go func() {
-						time.Sleep(time.Hour)
-						client.Write([]byte{'z'})
-					}()
+					time.Sleep(time.Hour)
+					if err := pending(done); err != nil {
+						t.Fatalf("the read ended before its data: %v", err)
+					}
+					client.Write([]byte{'z'})
+					if err := <-done; err != nil {
+						t.Fatalf("read: %v; want the data", err)
+					}
+					return
 				}
-				_, err := c.Read(make([]byte, 1))
-				took := time.Since(start)
-				switch {
-				case tc.fires == 0 && err != nil:
-					t.Fatalf("read failed after %v: %v; want it to wait for data", took, err)
-				case tc.fires != 0 && !errors.Is(err, os.ErrDeadlineExceeded):
-					t.Fatalf("read after %v: %v; want a deadline exceeded", took, err)
-				case tc.fires != 0 && took != tc.fires:
-					t.Fatalf("read failed after %v; want at %v (synctest's clock)", took, tc.fires)
+				// Steps of synctest's clock: blocked a nanosecond before
+				// the deadline asked for, failed at it.
+				time.Sleep(tc.fires - time.Nanosecond)
+				if err := pending(done); err != nil {
+					t.Fatalf("the read ended before %v: %v", tc.fires, err)
+				}
+				time.Sleep(time.Nanosecond)
+				synctest.Wait()
+				var err error
+				select {
+				case err = <-done:
+				default:
+					t.Fatalf("the read goes on past %v", tc.fires)
 				}
 				var ne net.Error
-				if tc.fires != 0 && (!errors.As(err, &ne) || !ne.Timeout()) {
-					t.Errorf("%v is not a timeout net.Error", err)
+				if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+					t.Errorf("read: %v; want a deadline exceeded, a timeout net.Error", err)
 				}
 			})
 		})
+	}
+}
+
+// reading starts a one-byte read of c; its error arrives on the channel.
+func reading(c net.Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		done <- err
+	}()
+	return done
+}
+
+// pending waits until every goroutine of the bubble is blocked, and
+// reports nil while the read goes on, else how it ended (an error saying
+// so for a read that got data).
+func pending(done <-chan error) error {
+	synctest.Wait()
+	select {
+	case err := <-done:
+		if err == nil {
+			return errors.New("read data")
+		}
+		return err
+	default:
+		return nil
 	}
 }
 
@@ -153,13 +189,77 @@ func TestLazyDeadlineWrite(t *testing.T) {
 		start := time.Now()
 		c.SetWriteDeadline(start.Add(time.Second))
 		c.SetWriteDeadline(start.Add(4 * time.Second))
+		type result struct {
+			n   int
+			err error
+		}
+		done := make(chan result, 1)
 		go func() {
-			time.Sleep(2 * time.Second) // past the held deadline
-			client.Read(make([]byte, 3))
+			n, err := c.Write([]byte("abcdef"))
+			done <- result{n, err}
 		}()
-		n, err := c.Write([]byte("abcdef"))
-		if took := time.Since(start); !errors.Is(err, os.ErrDeadlineExceeded) || took != 4*time.Second || n != 3 {
-			t.Fatalf("write: %d bytes, %v after %v; want 3 bytes and a deadline exceeded at 4s", n, err, took)
+		time.Sleep(2 * time.Second) // past the held deadline
+		client.Read(make([]byte, 3))
+		time.Sleep(2*time.Second - time.Nanosecond)
+		synctest.Wait()
+		select {
+		case r := <-done:
+			t.Fatalf("the write ended before 4s: %d bytes, %v", r.n, r.err)
+		default:
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		select {
+		case r := <-done:
+			if !errors.Is(r.err, os.ErrDeadlineExceeded) || r.n != 3 {
+				t.Fatalf("write: %d bytes, %v; want 3 bytes and a deadline exceeded", r.n, r.err)
+			}
+		default:
+			t.Fatal("the write goes on past 4s")
+		}
+	})
+}
+
+// TestLazyDeadlineKeptAlive: the deadlines fasthttp asks for on a
+// kept-alive connection, in its order: the first request's headers, its
+// answer, the idle wait, then the second request's headers from its
+// first byte. The idle wait outlives the first request's header deadline,
+// which the connection still held; the second request's stalled headers
+// fail exactly one ReadHeaderTimeout after its first byte.
+func TestLazyDeadlineKeptAlive(t *testing.T) {
+	const timeout = 10 * time.Second // ReadHeaderTimeout
+	synctest.Test(t, func(t *testing.T) {
+		c, client := pipeConn(t)
+		buf := make([]byte, 64)
+		go client.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+		c.SetReadDeadline(time.Now().Add(timeout)) // the first byte, the headers
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		c.SetWriteDeadline(time.Now().Add(60 * time.Second)) // the answer
+		go client.Read(buf)
+		if _, err := c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(120 * time.Second)) // idle
+		done := reading(c)
+		time.Sleep(timeout + timeout/2) // past the held header deadline
+		if err := pending(done); err != nil {
+			t.Fatalf("the idle wait ended at the first request's header deadline: %v", err)
+		}
+		client.Write([]byte("G")) // the second request's first byte
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(timeout)) // its headers, which stall
+		done = reading(c)
+		time.Sleep(timeout - time.Nanosecond)
+		if err := pending(done); err != nil {
+			t.Fatalf("the second request's headers failed early: %v", err)
+		}
+		time.Sleep(time.Nanosecond)
+		if err := pending(done); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the second request's headers at their deadline: %v; want a deadline exceeded", err)
 		}
 	})
 }

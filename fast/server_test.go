@@ -153,33 +153,25 @@ func TestHeaderTimeout(t *testing.T) {
 	}
 }
 
-// TestHeaderTimeoutKeptAlive: on a kept-alive connection, each
-// request's headers get the whole ReadHeaderTimeout from their first
-// byte: the deadline the connection held for the request before (which
-// ends earlier) is moved on, not applied. Only lower bounds on time are
-// read: a busy machine makes the close later, never earlier.
+// TestHeaderTimeoutKeptAlive: a kept-alive connection outlives the
+// header deadline of its first request, which the connection still holds
+// while it waits for the next (deadlines are applied lazily): a request
+// sent after it is answered. When each deadline fires is checked on
+// synctest's clock by TestLazyDeadlineKeptAlive; here only the order of
+// events on a real socket, waiting past a short ReadHeaderTimeout.
 func TestHeaderTimeoutKeptAlive(t *testing.T) {
-	const timeout = 400 * time.Millisecond
+	const timeout = 200 * time.Millisecond
 	r := vane.New()
 	vane.Get(r, "/ping", func(ctx context.Context, in *struct{}) (*pingOut, error) { return &pingOut{true}, nil })
 	addr := serveOn(t, "fast", r, func(s *vane.Server) { s.ReadHeaderTimeout = timeout })
 	c := dial(t, addr)
 	c.c.SetDeadline(time.Now().Add(patience))
-	first := time.Now()
 	if res, err := c.get("/ping"); err != nil || res.StatusCode != 200 {
 		t.Fatalf("first request: %v %v", res, err)
 	}
-	// The second request starts after the first request's header
-	// deadline would have passed half-way, and stalls in its headers.
-	time.Sleep(timeout - time.Since(first) + timeout/2)
-	second := time.Now()
-	io.WriteString(c.c, "GET /ping HTTP/1.1\r\nHost: x\r\n") // and no more
-	rest, _ := io.ReadAll(c.rd)
-	if took := time.Since(second); took < timeout {
-		t.Fatalf("the stalled second request's connection ended %v after its first byte, before ReadHeaderTimeout (%v); read %q", took, timeout, rest)
-	}
-	if len(rest) > 0 && !strings.HasPrefix(string(rest), "HTTP/1.1 408") {
-		t.Fatalf("answered %q", rest)
+	time.Sleep(2 * timeout) // past the first request's header deadline
+	if res, err := c.get("/ping"); err != nil || res.StatusCode != 200 {
+		t.Fatalf("a request after the first one's header deadline: %v %v; want 200 on the same connection", res, err)
 	}
 }
 
