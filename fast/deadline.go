@@ -64,9 +64,6 @@ func deadlineExceeded(err error) bool {
 	return err != nil && errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// now is the clock rearm reads: time.Now, but for tests.
-var now = time.Now
-
 func (c *peerConn) SetReadDeadline(t time.Time) error {
 	if c.read.ask(t) {
 		return c.Conn.SetReadDeadline(t)
@@ -90,7 +87,7 @@ func (c *peerConn) SetDeadline(t time.Time) error {
 func (c *peerConn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.Conn.Read(p)
-		if !deadlineExceeded(err) || !c.read.rearm(now(), c.Conn.SetReadDeadline) {
+		if !deadlineExceeded(err) || !c.read.rearm(time.Now(), c.Conn.SetReadDeadline) {
 			return n, err
 		}
 		if n > 0 {
@@ -103,7 +100,7 @@ func (c *peerConn) Read(p []byte) (int, error) {
 // held for an earlier request interrupted.
 func (c *peerConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
-	for deadlineExceeded(err) && c.write.rearm(now(), c.Conn.SetWriteDeadline) {
+	for deadlineExceeded(err) && c.write.rearm(time.Now(), c.Conn.SetWriteDeadline) {
 		var m int
 		m, err = c.Conn.Write(p[n:])
 		n += m
