@@ -180,6 +180,10 @@ func (m *mux) unmatched(w http.ResponseWriter, req *http.Request, p string, rt *
 		m.redirectCleaned(w, req)
 		return
 	}
+	if !m.compiled().first.mayMatch(p) {
+		m.notFoundAnswer(w, req)
+		return
+	}
 	m.miss(w, req, p)
 }
 
@@ -257,13 +261,10 @@ func setPathValues(req *http.Request, rt *route, p string, vals []span, escaped 
 	}
 }
 
-// miss answers a request that matched no route: OPTIONS, a trailing-slash
+// miss answers a request that matched no route but whose first segment
+// begins some route's (firstSegments): OPTIONS, a trailing-slash
 // redirect, 405 or 404, in that order. p is the path as routed.
 func (m *mux) miss(w http.ResponseWriter, req *http.Request, p string) {
-	if !m.compiled().first.mayMatch(p) {
-		m.notFoundAnswer(w, req)
-		return
-	}
 	if req.Method == http.MethodOptions && m.autoOptions {
 		if allow := m.allowed(p); allow != "" {
 			h := w.Header()
