@@ -180,13 +180,17 @@ func appendQuoted(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	// Words of plain bytes are skipped whole; from a word that holds
+	// something else, the bytes are looked at one by one up to the next
+	// escape or multi-byte rune, after which words are tried again.
+	for i := skipPlain(s, 0); i < len(s); i = skipPlain(s, i) {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
+		if plainByte(c) {
+			for i++; i < len(s) && plainByte(s[i]); i++ {
 			}
+			continue
+		}
+		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -222,4 +226,31 @@ func appendQuoted(dst []byte, s string) []byte {
 		start = i
 	}
 	return append(append(dst, s[start:]...), '"')
+}
+
+// plainByte reports whether appendQuoted copies c as it is.
+func plainByte(c byte) bool {
+	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+}
+
+// skipPlain returns the offset, from i on, of the first 8-byte word of s
+// holding a byte that is not plainByte, or of the last bytes of s that
+// do not fill a word: where appendQuoted's byte-by-byte loop resumes. Each word is read as one little-endian load (the compiler
+// makes the eight byte loads one), and each test is exact for "some byte
+// is": (v - 0x01…) &^ v & 0x80… is non-zero exactly when some byte of v
+// is 0, and (v - n·0x01…) &^ v & 0x80… when some byte is below n.
+func skipPlain(s string, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		q, b, l, g, a := x^'"'*lo, x^'\\'*lo, x^'<'*lo, x^'>'*lo, x^'&'*lo
+		bad := x | (x-0x20*lo)&^x |
+			(q-lo)&^q | (b-lo)&^b | (l-lo)&^l | (g-lo)&^g | (a-lo)&^a
+		if bad&hi != 0 {
+			return i
+		}
+	}
+	return i
 }

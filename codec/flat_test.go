@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/vane-http/vane/internal/addr"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -117,5 +118,28 @@ func TestFlatAllocatesNothing(t *testing.T) {
 	buf := make([]byte, 0, 512)
 	if n := testing.AllocsPerRun(100, func() { buf = enc(buf[:0], addr.Of(v)) }); n != 0 {
 		t.Errorf("%.0f allocations", n)
+	}
+}
+
+// TestQuotedWordEdges: a byte that needs a closer look (an escape, a
+// multi-byte rune, invalid UTF-8) at every offset of strings of every
+// length around the 8-byte words appendQuoted skips, alone and after
+// another: the same as encoding/json.
+func TestQuotedWordEdges(t *testing.T) {
+	specials := []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", "\n", "\x7f", "é", "\u2028", "日", "\xff", "\xc3"}
+	for n := 0; n <= 26; n++ {
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				for _, s := range []string{
+					strings.Repeat("a", at) + sp + strings.Repeat("b", n-at),
+					strings.Repeat("a", at) + sp + strings.Repeat("b", n-at) + sp + "c",
+				} {
+					want, _ := json.Marshal(s)
+					if got := appendQuoted(nil, s); string(got) != string(want) {
+						t.Fatalf("%q: %s, want %s", s, got, want)
+					}
+				}
+			}
+		}
 	}
 }
