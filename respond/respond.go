@@ -479,7 +479,10 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 			}
 		}
 	}
-	cookiesBefore := len(hdr["Set-Cookie"])
+	cookiesBefore := -1 // retract's: the output adds no cookie
+	if len(o.cookies) > 0 {
+		cookiesBefore = len(hdr["Set-Cookie"])
+	}
 	for _, c := range o.cookies {
 		c.write(hdr, p.Field(c.offset))
 	}
@@ -615,10 +618,14 @@ func requestHeader(hr *http.Request, req *Request) http.Header {
 
 // retract takes back what Write set in hdr for an answer that becomes an
 // error: nothing the output set goes with it (a session cookie, an ETag,
-// a Location). cookiesBefore is how many Set-Cookie lines hdr had before.
+// a Location). cookiesBefore is how many Set-Cookie lines hdr had before
+// the output's cookies, -1 when the output has none.
 func (o *Output) retract(hdr http.Header, cookiesBefore int) {
 	for i := range o.headers {
 		delete(hdr, o.headers[i].name)
+	}
+	if cookiesBefore < 0 {
+		return
 	}
 	if c := hdr["Set-Cookie"]; len(c) > cookiesBefore {
 		if cookiesBefore == 0 {
