@@ -26,10 +26,22 @@ type state struct {
 	w      writer          // the native path's ResponseWriter
 	lines  []headerLine    // the response header's lines, when they are written
 	arena  string          // the request's strings (read)
+	host   span            // the first Host line; k0 < 0: none
 	hosts  int             // Host header lines
 	chunk  bool            // Transfer-Encoding: chunked
 	close  bool            // Connection: close
+	// The header block of the request before, when scanHeaders read it
+	// and it had at most maxRepeated bytes, and the length of that
+	// request's target: a request that repeats the block byte for byte
+	// has the same lines, which read copies from the arena before.
+	lastRaw    []byte
+	lastTarget int
+	repeatable bool // lastRaw and lastTarget hold a block
 }
+
+// maxRepeated is the largest header block read remembers, to copy the
+// lines of a request that repeats it: a connection keeps a copy.
+const maxRepeated = 1024
 
 type span struct{ k0, k1, v0, v1 int32 }
 
@@ -45,46 +57,58 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	ctx, arena := newRequest(base, len(uri)+len(raw))
 	st.ctx = ctx
 	arena = append(arena, uri...)
-	st.chunk, st.close, st.hosts = false, false, 0
-	host := span{-1, -1, -1, -1}
-	// add records a header line whose key and value end the arena.
-	add := func(sp span) {
-		k := arena[sp.k0:sp.k1]
-		switch len(k) {
-		case len("Host"):
-			if string(k) == "Host" {
-				if st.hosts++; host.k0 < 0 {
-					host = sp
+	if st.repeatable && bytes.Equal(raw, st.lastRaw) {
+		arena = st.repeat(arena, len(uri))
+	} else {
+		st.chunk, st.close, st.hosts = false, false, 0
+		host := span{-1, -1, -1, -1}
+		scanned := true
+		// add records a header line whose key and value end the arena.
+		add := func(sp span) {
+			k := arena[sp.k0:sp.k1]
+			switch len(k) {
+			case len("Host"):
+				if string(k) == "Host" {
+					if st.hosts++; host.k0 < 0 {
+						host = sp
+					}
+					return // net/http keeps it in Host, not Header
 				}
-				return // net/http keeps it in Host, not Header
+			case len("Transfer-Encoding"):
+				if string(k) == "Transfer-Encoding" {
+					st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
+					return // net/http keeps it in TransferEncoding
+				}
+			case len("Connection"):
+				if string(k) == "Connection" {
+					st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
+				}
 			}
-		case len("Transfer-Encoding"):
-			if string(k) == "Transfer-Encoding" {
-				st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
-				return // net/http keeps it in TransferEncoding
-			}
-		case len("Connection"):
-			if string(k) == "Connection" {
-				st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
+			st.kvs = append(st.kvs, sp)
+		}
+		st.kvs = st.kvs[:0]
+		if !scanHeaders(&arena, raw, add) {
+			// Folded lines, a space in a name, a bare LF: fasthttp's own
+			// reading, which scanHeaders matches on every other block.
+			scanned = false
+			arena = arena[:len(uri)]
+			st.kvs = st.kvs[:0]
+			st.chunk, st.close, st.hosts = false, false, 0
+			host = span{-1, -1, -1, -1}
+			for k, v := range h.AllInOrder() {
+				sp := span{k0: int32(len(arena))}
+				arena = append(arena, k...)
+				sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
+				arena = append(arena, v...)
+				sp.v1 = int32(len(arena))
+				add(sp)
 			}
 		}
-		st.kvs = append(st.kvs, sp)
-	}
-	st.kvs = st.kvs[:0]
-	if !scanHeaders(&arena, raw, add) {
-		// Folded lines, a space in a name, a bare LF: fasthttp's own
-		// reading, which scanHeaders matches on every other block.
-		arena = arena[:len(uri)]
-		st.kvs = st.kvs[:0]
-		st.chunk, st.close, st.hosts = false, false, 0
-		host = span{-1, -1, -1, -1}
-		for k, v := range h.AllInOrder() {
-			sp := span{k0: int32(len(arena))}
-			arena = append(arena, k...)
-			sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
-			arena = append(arena, v...)
-			sp.v1 = int32(len(arena))
-			add(sp)
+		st.host = host
+		st.repeatable = scanned && len(raw) <= maxRepeated
+		if st.repeatable {
+			st.lastRaw = append(st.lastRaw[:0], raw...)
+			st.lastTarget = len(uri)
 		}
 	}
 	s := unsafe.String(unsafe.SliceData(arena), len(arena))
@@ -102,8 +126,8 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	if i := indexByte(target, '?'); i >= 0 {
 		r.Path, r.RawQuery = target[:i], target[i+1:]
 	}
-	if host.k0 >= 0 {
-		r.Host = s[host.v0:host.v1]
+	if st.host.k0 >= 0 {
+		r.Host = s[st.host.v0:st.host.v1]
 	}
 	switch {
 	case st.chunk:
@@ -112,6 +136,25 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 		r.ContentLength = 0
 	}
 	st.arena = s
+}
+
+// repeat reads a header block that repeats the one before byte for
+// byte: it copies the lines of the request before, which read read from
+// the same bytes, from its arena (where they follow
+// a target of st.lastTarget bytes) to this one's, after the target (of
+// target bytes), and moves their spans by the targets' difference.
+func (st *state) repeat(arena []byte, target int) []byte {
+	arena = append(arena, st.arena[st.lastTarget:]...)
+	d := int32(target - st.lastTarget)
+	for i := range st.kvs {
+		sp := &st.kvs[i]
+		sp.k0, sp.k1, sp.v0, sp.v1 = sp.k0+d, sp.k1+d, sp.v0+d, sp.v1+d
+	}
+	if st.host.k0 >= 0 {
+		st.host = span{st.host.k0 + d, st.host.k1 + d, st.host.v0 + d, st.host.v1 + d}
+	}
+	st.lastTarget = target
+	return arena
 }
 
 // fillHeader fills st.header, the native path's request header, from the

@@ -172,3 +172,72 @@ func TestFillHeaderSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRepeated: a connection's requests that repeat the header block
+// of the request before byte for byte (read copies its lines from the
+// arena before) read as a new connection's first request does: the same
+// host, lines, header and body framing, whatever the targets' lengths,
+// for blocks scanHeaders takes and ones it leaves to fasthttp's, and
+// blocks longer than read remembers.
+func TestReadRepeated(t *testing.T) {
+	targets := []string{"/", "/items/123?verbose=true", "/a/much/longer/target/than/the/others?x=1&y=2&z=3"}
+	blocks := []string{
+		"Host: x\r\nAuthorization: bearer 123\r\n\r\n",
+		"Authorization: bearer 123\r\nHost: x\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 124\r\n\r\n",
+		"Host: a\r\nAccept: a\r\nAccept: b\r\n\r\n",
+		"Accept: */*\r\nHost: y\r\n\r\n",
+		"Host: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\nContent-Length: 5\r\n\r\n",
+		"Host: x\r\nX-Fold: a\r\n b\r\nAuthorization: bearer 7\r\n\r\n",
+		"Host: x\r\nCookie: " + strings.Repeat("c", maxRepeated) + "\r\n\r\n",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	kept := &state{header: make(http.Header, 8)}
+	repeats := 0
+	var last string
+	for i := range 3000 {
+		target, block := targets[rng.IntN(len(targets))], blocks[rng.IntN(len(blocks))]
+		if i%2 == 1 {
+			block = last // a run of one block, the targets changing
+		}
+		if block == last {
+			repeats++
+		}
+		last = block
+		request := "POST " + target + " HTTP/1.1\r\n" + block
+		got := readAs(t, kept, request)
+		want := readAs(t, &state{header: make(http.Header, 8)}, request)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("request %d (%q): read %+v on a kept connection, %+v on a new one", i, request, got, want)
+		}
+	}
+	if repeats < 1000 {
+		t.Fatalf("%d requests repeated the block before; the test wants many", repeats)
+	}
+}
+
+// readResult is what read gives of a request.
+type readResult struct {
+	Host, Path, Query string
+	Length            int64
+	Hosts             int
+	Chunk, Close      bool
+	Lines             [][2]string
+	Header            http.Header
+}
+
+func readAs(t *testing.T, st *state, request string) readResult {
+	t.Helper()
+	var c fasthttp.RequestCtx
+	if err := c.Request.Header.Read(bufio.NewReader(strings.NewReader(request))); err != nil {
+		t.Fatalf("%q: %v", request, err)
+	}
+	c.Init2(&peerConn{Conn: inprocConn{}, peer: "127.0.0.1:9", set: &connSet{}}, nil, false)
+	st.read(&c, context.Background())
+	r := readResult{Host: st.req.Host, Path: st.req.Path, Query: st.req.RawQuery, Length: st.req.ContentLength,
+		Hosts: st.hosts, Chunk: st.chunk, Close: st.close, Header: st.fillHeader()}
+	for _, sp := range st.kvs {
+		r.Lines = append(r.Lines, [2]string{st.arena[sp.k0:sp.k1], st.arena[sp.v0:sp.v1]})
+	}
+	return r
+}
