@@ -24,7 +24,7 @@ type state struct {
 	kvs    []span          // the header lines in the arena: key, value
 	params []string        // req.Params
 	w      writer          // the native path's ResponseWriter
-	lines  []headerLine    // the response header's lines, when they are written
+	head   headerScratch   // the response header's scratch (putHeader)
 	arena  string          // the request's strings (read)
 	host   span            // the first Host line; k0 < 0: none
 	hosts  int             // Host header lines

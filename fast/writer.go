@@ -3,6 +3,7 @@ package fast
 import (
 	"io"
 	"net/http"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 	"github.com/vane-http/vane/problem"
@@ -89,16 +90,16 @@ func (w *writer) Discard() {
 	}
 }
 
-// finish puts the status and headers into fasthttp's response.
-func (w *writer) finish(lines []headerLine) []headerLine {
+// finish puts the status and headers into fasthttp's response; sc is
+// the connection's scratch (nil: none).
+func (w *writer) finish(sc *headerScratch) {
 	resp := &w.c.Response
 	resp.SetStatusCode(w.Status())
-	lines, typed := putHeader(&resp.Header, w.header, lines)
+	typed := putHeader(&resp.Header, w.header, sc)
 	if !typed && w.n > 0 {
 		// net/http sniffs a body written without a Content-Type.
 		resp.Header.SetContentType(http.DetectContentType(resp.Body()))
 	}
-	return lines
 }
 
 // headerLine is a name of a response header and its values.
@@ -107,29 +108,82 @@ type headerLine struct {
 	values []string
 }
 
+// headerScratch is what putHeader keeps with a connection: its lines'
+// backing, and the names of the header it put last, sorted, copied into
+// a buffer of its own (no handler's string is kept). A service answers
+// a route with the same names request after request: a header with
+// those names is put in their order without reading the map whole.
+type headerScratch struct {
+	lines []headerLine
+	names []byte // the names, one after another
+	ends  []int  // where each name ends in names
+}
+
+// known fills sc.lines from h when h holds exactly the names of the
+// header before, and reports whether it did.
+func (sc *headerScratch) known(h http.Header) bool {
+	if len(sc.ends) != len(h) || len(h) == 0 {
+		return false
+	}
+	sc.lines = sc.lines[:0]
+	start := 0
+	for _, end := range sc.ends {
+		vs, ok := h[string(sc.names[start:end])]
+		if !ok {
+			return false
+		}
+		sc.lines = append(sc.lines, headerLine{unsafe.String(unsafe.SliceData(sc.names[start:end]), end-start), vs})
+		start = end
+	}
+	// len(h) names, each a different one of h's: all of them.
+	return true
+}
+
+// remember keeps the names of sc.lines, sorted, for known.
+func (sc *headerScratch) remember() {
+	sc.names, sc.ends = sc.names[:0], sc.ends[:0]
+	if len(sc.lines) > maxKnownNames {
+		return
+	}
+	for _, l := range sc.lines {
+		sc.names = append(sc.names, l.name...)
+		sc.ends = append(sc.ends, len(sc.names))
+	}
+}
+
+// maxKnownNames is the most names of a header known remembers.
+const maxKnownNames = 16
+
 // putHeader puts h into fasthttp's response header rh as net/http's
 // server writes a header: the names in sorted order, each as the handler
 // wrote it (Header's methods make names canonical; net/http does not),
 // line breaks in names and values made spaces (fasthttp's Add). It
-// reports whether h has a Content-Type. lines is scratch, returned for
-// the next call.
-func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) ([]headerLine, bool) {
-	lines = lines[:0]
-	for k, vs := range h {
-		// Sorted as they come: a header has a handful of names.
-		i := len(lines)
-		lines = append(lines, headerLine{})
-		for ; i > 0 && lines[i-1].name > k; i-- {
-			lines[i] = lines[i-1]
+// reports whether h has a Content-Type. sc is the connection's scratch,
+// or nil.
+func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bool {
+	if sc == nil {
+		sc = &headerScratch{}
+	}
+	if !sc.known(h) {
+		lines := sc.lines[:0]
+		for k, vs := range h {
+			// Sorted as they come: a header has a handful of names.
+			i := len(lines)
+			lines = append(lines, headerLine{})
+			for ; i > 0 && lines[i-1].name > k; i-- {
+				lines[i] = lines[i-1]
+			}
+			lines[i] = headerLine{k, vs}
 		}
-		lines[i] = headerLine{k, vs}
+		sc.lines = lines
+		sc.remember()
 	}
 	// Names go out as they are; fasthttp's normalizing would rewrite
 	// them. The response's Reset, before the next request, turns it on
 	// again.
 	rh.DisableNormalizing()
 	typed := false
-	for _, l := range lines {
+	for _, l := range sc.lines {
 		if l.name == "Content-Type" {
 			typed = true
 			if len(l.values) == 1 {
@@ -143,8 +197,8 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) (
 			rh.Add(l.name, v)
 		}
 	}
-	clear(lines) // kept with the connection: no handler's values kept alive
-	return lines, typed
+	clear(sc.lines) // kept with the connection: no handler's values kept alive
+	return typed
 }
 
 // writeProblem answers c with p, outside any handler: the engine's own

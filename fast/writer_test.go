@@ -1,6 +1,8 @@
 package fast
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,17 +28,62 @@ func TestPutHeader(t *testing.T) {
 			[]string{"X-Value: a  X-Injected: yes"}},
 		{http.Header{"Content-Type": nil, "Z": {"z"}}, true, []string{"Z: z"}},
 	} {
-		var resp fasthttp.Response
-		resp.Header.SetNoDefaultContentType(true)
-		_, typed := putHeader(&resp.Header, tc.h, nil)
-		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(resp.Header.String()), "\r\n")[1:] {
-			if !strings.HasPrefix(line, "Content-Length:") && !strings.HasPrefix(line, "Date:") {
-				got = append(got, line)
-			}
-		}
+		got, typed := put(tc.h, nil)
 		if typed != tc.typed || strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%v: lines %q, typed %v; want %q, %v", tc.h, got, typed, tc.want, tc.typed)
+		}
+	}
+}
+
+// put is putHeader of h into a new response: its header lines after the
+// status line (but Content-Length and Date), and whether h has a
+// Content-Type.
+func put(h http.Header, sc *headerScratch) ([]string, bool) {
+	var resp fasthttp.Response
+	resp.Header.SetNoDefaultContentType(true)
+	typed := putHeader(&resp.Header, h, sc)
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(resp.Header.String()), "\r\n")[1:] {
+		if !strings.HasPrefix(line, "Content-Length:") && !strings.HasPrefix(line, "Date:") {
+			lines = append(lines, line)
+		}
+	}
+	return lines, typed
+}
+
+// TestPutHeaderKnown: headers put one after another with a connection's
+// scratch, which remembers the names of the header before, go out as
+// each does alone: whether a header repeats the names before (with other
+// values), has as many other names, fewer, more, names that differ in
+// case only, or more names than are remembered.
+func TestPutHeaderKnown(t *testing.T) {
+	many := http.Header{}
+	for i := range maxKnownNames + 1 {
+		many[fmt.Sprintf("X-%02d", i)] = []string{"v"}
+	}
+	headers := []http.Header{
+		{"Content-Type": {"application/json"}, "X-Content-Type-Options": {"nosniff"}},
+		{"Content-Type": {"text/plain"}, "X-Content-Type-Options": {"nosniff", "again"}},
+		{"Content-Type": {"text/plain"}, "X-Other": {"o"}},
+		{"X-Other": {"o"}},
+		{"X-Other": {"p"}, "Content-Type": nil, "": {"empty name"}},
+		{"x-other": {"q"}, "content-type": {"a/b"}, "": {"e"}},
+		{},
+		many,
+		many,
+		{"Content-Type": {"application/json"}, "X-Content-Type-Options": {"nosniff"}, "Etag": {`"1"`}},
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var sc headerScratch
+	h := headers[0]
+	for i := range 2000 {
+		if rng.IntN(2) == 0 {
+			h = headers[rng.IntN(len(headers))] // else the header before again
+		}
+		got, gotTyped := put(h, &sc)
+		want, wantTyped := put(h, nil)
+		if gotTyped != wantTyped || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("put %d, %v: %q, typed %v; alone: %q, %v", i, h, got, gotTyped, want, wantTyped)
 		}
 	}
 }
