@@ -3,6 +3,7 @@ package fast
 import (
 	"io"
 	"net/http"
+	"strings"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
@@ -102,10 +103,25 @@ func (w *writer) finish(sc *headerScratch) {
 	}
 }
 
-// headerLine is a name of a response header and its values.
+// headerLine is a name of a response header and its values; plain
+// when the name goes out as it is (plainName).
 type headerLine struct {
 	name   string
 	values []string
+	plain  bool
+}
+
+// plainName reports whether fasthttp's Add and SetCanonical put a value
+// of the name alike into a response header that has none of it: the
+// name is a token (Add changes no byte of it) and not Trailer (which
+// Add adds to, and SetCanonical replaces).
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if upperToken[name[i]] == 0 {
+			return false
+		}
+	}
+	return name != "" && !strings.EqualFold(name, "Trailer")
 }
 
 // headerScratch is what putHeader keeps with a connection: its lines'
@@ -117,6 +133,7 @@ type headerScratch struct {
 	lines []headerLine
 	names []byte // the names, one after another
 	ends  []int  // where each name ends in names
+	plain []bool // each name's plainName
 }
 
 // known fills sc.lines from h when h holds exactly the names of the
@@ -125,29 +142,39 @@ func (sc *headerScratch) known(h http.Header) bool {
 	if len(sc.ends) != len(h) || len(h) == 0 {
 		return false
 	}
-	sc.lines = sc.lines[:0]
+	if cap(sc.lines) < len(sc.ends) {
+		sc.lines = make([]headerLine, len(sc.ends))
+	}
+	sc.lines = sc.lines[:len(sc.ends)]
 	start := 0
-	for _, end := range sc.ends {
-		vs, ok := h[string(sc.names[start:end])]
+	for i, end := range sc.ends {
+		name := sc.names[start:end]
+		vs, ok := h[string(name)]
 		if !ok {
 			return false
 		}
-		sc.lines = append(sc.lines, headerLine{unsafe.String(unsafe.SliceData(sc.names[start:end]), end-start), vs})
+		l := &sc.lines[i]
+		l.name, l.values, l.plain = unsafe.String(unsafe.SliceData(name), len(name)), vs, sc.plain[i]
 		start = end
 	}
 	// len(h) names, each a different one of h's: all of them.
 	return true
 }
 
-// remember keeps the names of sc.lines, sorted, for known.
+// remember reads which names of sc.lines are plain, and keeps the
+// names, sorted, for known.
 func (sc *headerScratch) remember() {
-	sc.names, sc.ends = sc.names[:0], sc.ends[:0]
+	for i := range sc.lines {
+		sc.lines[i].plain = plainName(sc.lines[i].name)
+	}
+	sc.names, sc.ends, sc.plain = sc.names[:0], sc.ends[:0], sc.plain[:0]
 	if len(sc.lines) > maxKnownNames {
 		return
 	}
 	for _, l := range sc.lines {
 		sc.names = append(sc.names, l.name...)
 		sc.ends = append(sc.ends, len(sc.names))
+		sc.plain = append(sc.plain, l.plain)
 	}
 }
 
@@ -173,7 +200,7 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bo
 			for ; i > 0 && lines[i-1].name > k; i-- {
 				lines[i] = lines[i-1]
 			}
-			lines[i] = headerLine{k, vs}
+			lines[i] = headerLine{name: k, values: vs}
 		}
 		sc.lines = lines
 		sc.remember()
@@ -193,6 +220,12 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bo
 				continue
 			}
 		}
+		if len(l.values) == 1 && l.plain {
+			// Add, without reading the name again (the response holds
+			// no other line of it).
+			rh.SetCanonical(bytesOf(l.name), bytesOf(l.values[0]))
+			continue
+		}
 		for _, v := range l.values {
 			rh.Add(l.name, v)
 		}
@@ -200,6 +233,9 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bo
 	clear(sc.lines) // kept with the connection: no handler's values kept alive
 	return typed
 }
+
+// bytesOf is s's bytes, for a call that only reads them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // writeProblem answers c with p, outside any handler: the engine's own
 // answers to requests fasthttp could not read.

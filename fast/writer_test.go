@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,4 +87,74 @@ func TestPutHeaderKnown(t *testing.T) {
 			t.Fatalf("put %d, %v: %q, typed %v; alone: %q, %v", i, h, got, gotTyped, want, wantTyped)
 		}
 	}
+}
+
+// TestPutHeaderAsAdd: putHeader (which sets a single value of a plain
+// name with fasthttp's SetCanonical) leaves the response header as
+// fasthttp's Add of every value does, on headers of names fasthttp
+// treats apart (Content-Type, Content-Length, Connection, Server, Date,
+// Set-Cookie, Transfer-Encoding, Trailer and a trailer it announces),
+// names differing in case, names with line breaks or spaces, the empty
+// name, one value or several, values with line breaks; with a
+// connection's scratch and without.
+func TestPutHeaderAsAdd(t *testing.T) {
+	names := []string{"Content-Type", "content-type", "Content-Length", "Connection", "Server", "Date", "Set-Cookie",
+		"Transfer-Encoding", "Trailer", "trailer", "X-T", "X-A", "x-a", "X\r\nInjected", "Bad Name", "", "Content-Encoding", "Etag"}
+	values := []string{"v", "a\r\nb", "close", "keep-alive", "5", "X-T", "x-t, X-A", "gzip", "chunked", "text/plain", ""}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var sc headerScratch
+	h := http.Header{}
+	for i := range 5000 {
+		if rng.IntN(3) > 0 { // else the header before again
+			h = http.Header{}
+			for range rng.IntN(6) {
+				vs := make([]string, 1+rng.IntN(2)*rng.IntN(3))
+				for j := range vs {
+					vs[j] = values[rng.IntN(len(values))]
+				}
+				h[names[rng.IntN(len(names))]] = vs
+			}
+		}
+		want := headerAfter(h, func(rh *fasthttp.ResponseHeader) bool { return putHeaderAdd(rh, h) })
+		for _, s := range []*headerScratch{nil, &sc} {
+			if got := headerAfter(h, func(rh *fasthttp.ResponseHeader) bool { return putHeader(rh, h, s) }); got != want {
+				t.Fatalf("header %d %q (scratch %v):\n%s\nwith Add:\n%s", i, h, s != nil, got, want)
+			}
+		}
+	}
+}
+
+// headerAfter is what a response header holds after put: its text, its
+// trailer's, its length and Connection: close, and what put reported.
+func headerAfter(h http.Header, put func(*fasthttp.ResponseHeader) bool) string {
+	var resp fasthttp.Response
+	resp.Header.SetNoDefaultContentType(true)
+	typed := put(&resp.Header)
+	text := strings.ReplaceAll(resp.Header.String(), "Date: "+string(resp.Header.Peek("Date"))+"\r\n", "")
+	return fmt.Sprintf("%s|trailer %q|length %d|close %v|typed %v", text, resp.Header.TrailerHeader(),
+		resp.Header.ContentLength(), resp.Header.ConnectionClose(), typed)
+}
+
+// putHeaderAdd is putHeader with fasthttp's Add for every value.
+func putHeaderAdd(rh *fasthttp.ResponseHeader, h http.Header) bool {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	rh.DisableNormalizing()
+	typed := false
+	for _, k := range names {
+		if k == "Content-Type" {
+			typed = true
+			if len(h[k]) == 1 {
+				rh.SetContentType(h[k][0])
+				continue
+			}
+		}
+		for _, v := range h[k] {
+			rh.Add(k, v)
+		}
+	}
+	return typed
 }
