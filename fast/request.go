@@ -145,15 +145,16 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 // target bytes), and moves their spans by the targets' difference.
 func (st *state) repeat(arena []byte, target int) []byte {
 	arena = append(arena, st.arena[st.lastTarget:]...)
-	d := int32(target - st.lastTarget)
-	for i := range st.kvs {
-		sp := &st.kvs[i]
-		sp.k0, sp.k1, sp.v0, sp.v1 = sp.k0+d, sp.k1+d, sp.v0+d, sp.v1+d
+	if d := int32(target - st.lastTarget); d != 0 {
+		for i := range st.kvs {
+			sp := &st.kvs[i]
+			sp.k0, sp.k1, sp.v0, sp.v1 = sp.k0+d, sp.k1+d, sp.v0+d, sp.v1+d
+		}
+		if st.host.k0 >= 0 {
+			st.host = span{st.host.k0 + d, st.host.k1 + d, st.host.v0 + d, st.host.v1 + d}
+		}
+		st.lastTarget = target
 	}
-	if st.host.k0 >= 0 {
-		st.host = span{st.host.k0 + d, st.host.k1 + d, st.host.v0 + d, st.host.v1 + d}
-	}
-	st.lastTarget = target
 	return arena
 }
 
