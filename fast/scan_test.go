@@ -241,3 +241,46 @@ func readAs(t *testing.T, st *state, request string) readResult {
 	}
 	return r
 }
+
+// TestNative: native, which reads four bytes at a time, takes exactly
+// the targets a byte-by-byte reading of RFC 3986's path characters
+// (unreserved, sub-delims, ':', '@', '/') and of the query's (printable
+// ASCII but '#') takes, on targets of every length to 20 of bytes
+// around each class's edges.
+func TestNative(t *testing.T) {
+	const pathOK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
+	reference := func(path, query string) bool {
+		if path == "" || path[0] != '/' {
+			return false
+		}
+		for _, c := range []byte(path) {
+			if !strings.ContainsRune(pathOK, rune(c)) {
+				return false
+			}
+		}
+		for _, c := range []byte(query) {
+			if c <= ' ' || c >= 0x7f || c == '#' {
+				return false
+			}
+		}
+		return true
+	}
+	alphabet := []byte("/aZ09-._~!$&'()*+,;=:@/?\x00 \"#%<>[\\]^`{|}\x7f\x80\xff")
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 200000 {
+		b := make([]byte, rng.IntN(21))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) > 0 {
+				b[j] = pathOK[rng.IntN(len(pathOK))]
+			}
+		}
+		if len(b) > 0 && rng.IntN(4) > 0 {
+			b[0] = '/'
+		}
+		path, query, _ := strings.Cut(string(b), "?")
+		if got, want := native(path, query), reference(path, query); got != want {
+			t.Fatalf("native(%q, %q) = %v, want %v", path, query, got, want)
+		}
+	}
+}
