@@ -12,8 +12,10 @@ import (
 
 // state is the scratch of one request on its way through the engine:
 // pooled, since no handler sees it. What a handler can reach is made
-// fresh for each request: the arena (every string of the request), the
-// context, the body.
+// fresh for each request (the arena: the target's strings, and the
+// header lines' unless they repeat the request before's; the context;
+// the body) or never written again (the header lines' strings of a
+// request before).
 type state struct {
 	req    engine.Request
 	ctx    *requestContext // the request's context, which read makes with its arena
@@ -21,25 +23,26 @@ type state struct {
 	vals   []string        // the backing of header's values
 	names  []string        // header's names, in the order filled, when named
 	named  bool            // header holds names, one value each, and no other
-	kvs    []span          // the header lines in the arena: key, value
+	kvs    []span          // the header lines in block: key, value
 	params []string        // req.Params
 	w      writer          // the native path's ResponseWriter
 	head   headerScratch   // the response header's scratch (putHeader)
 	arena  string          // the request's strings (read)
-	host   span            // the first Host line; k0 < 0: none
+	block  string          // the arena the header lines are in: this request's, or one before's
+	host   span            // the first Host line in block; k0 < 0: none
 	hosts  int             // Host header lines
 	chunk  bool            // Transfer-Encoding: chunked
 	close  bool            // Connection: close
+	filled bool            // header holds the lines of kvs and block (fillHeader)
 	// The header block of the request before, when scanHeaders read it
-	// and it had at most maxRepeated bytes, and the length of that
-	// request's target: a request that repeats the block byte for byte
-	// has the same lines, which read copies from the arena before.
+	// and it had at most maxRepeated bytes: a request that repeats it
+	// byte for byte has the same lines, which read leaves where they are
+	// (kvs, host and block), and the same header.
 	lastRaw    []byte
-	lastTarget int
-	repeatable bool // lastRaw and lastTarget hold a block
+	repeatable bool // lastRaw holds a block
 }
 
-// maxRepeated is the largest header block read remembers, to copy the
+// maxRepeated is the largest header block read remembers, to keep the
 // lines of a request that repeats it: a connection keeps a copy.
 const maxRepeated = 1024
 
@@ -49,17 +52,23 @@ type span struct{ k0, k1, v0, v1 int32 }
 // request target and every header line are copied once into a new
 // string, the arena, of which the request's strings are substrings.
 // Header is not filled (native and adapter fill their own); kvs locate
-// the header lines in the arena.
+// the header lines in block. A header block that repeats the one before
+// byte for byte is not read again: its lines are the ones before, in
+// the arena before (block), which is never written again.
 func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	h := &c.Request.Header
 	uri := h.RequestURI()
 	raw := h.RawHeaders()
-	ctx, arena := newRequest(base, len(uri)+len(raw))
+	repeated := st.repeatable && bytes.Equal(raw, st.lastRaw)
+	n := len(uri)
+	if !repeated {
+		n += len(raw)
+	}
+	ctx, arena := newRequest(base, n)
 	st.ctx = ctx
 	arena = append(arena, uri...)
-	if st.repeatable && bytes.Equal(raw, st.lastRaw) {
-		arena = st.repeat(arena, len(uri))
-	} else {
+	if !repeated {
+		st.filled = false
 		st.chunk, st.close, st.hosts = false, false, 0
 		host := span{-1, -1, -1, -1}
 		scanned := true
@@ -108,10 +117,12 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 		st.repeatable = scanned && len(raw) <= maxRepeated
 		if st.repeatable {
 			st.lastRaw = append(st.lastRaw[:0], raw...)
-			st.lastTarget = len(uri)
 		}
 	}
 	s := unsafe.String(unsafe.SliceData(arena), len(arena))
+	if !repeated {
+		st.block = s
+	}
 	target := s[:len(uri)]
 	r := &st.req
 	*r = engine.Request{
@@ -127,7 +138,7 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 		r.Path, r.RawQuery = target[:i], target[i+1:]
 	}
 	if st.host.k0 >= 0 {
-		r.Host = s[st.host.v0:st.host.v1]
+		r.Host = st.block[st.host.v0:st.host.v1]
 	}
 	switch {
 	case st.chunk:
@@ -138,37 +149,22 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	st.arena = s
 }
 
-// repeat reads a header block that repeats the one before byte for
-// byte: it copies the lines of the request before, which read read from
-// the same bytes, from its arena (where they follow
-// a target of st.lastTarget bytes) to this one's, after the target (of
-// target bytes), and moves their spans by the targets' difference.
-func (st *state) repeat(arena []byte, target int) []byte {
-	arena = append(arena, st.arena[st.lastTarget:]...)
-	if d := int32(target - st.lastTarget); d != 0 {
-		for i := range st.kvs {
-			sp := &st.kvs[i]
-			sp.k0, sp.k1, sp.v0, sp.v1 = sp.k0+d, sp.k1+d, sp.v0+d, sp.v1+d
-		}
-		if st.host.k0 >= 0 {
-			st.host = span{st.host.k0 + d, st.host.k1 + d, st.host.v0 + d, st.host.v1 + d}
-		}
-		st.lastTarget = target
-	}
-	return arena
-}
-
-// fillHeader fills st.header, the native path's request header, from the
-// arena: every line but Host and Transfer-Encoding (and Content-Length
+// fillHeader fills st.header, the native path's request header, from
+// block: every line but Host and Transfer-Encoding (and Content-Length
 // with a chunked body), as net/http's Request.Header has them.
 //
 // A client sends the same names in the same order request after request:
 // then only the values change, and each of the map's value slices is one
-// element of st.vals, which is written in place. Nothing on the native
-// path writes to the header (the engine's contract: it is scratch, and
-// Detach and HTTP copy it).
+// element of st.vals, which is written in place; when the lines are the
+// ones it was filled with (a repeated block), it is left as it is.
+// Nothing on the native path writes to the header (the engine's
+// contract: it is scratch, and Detach and HTTP copy it).
 func (st *state) fillHeader() http.Header {
-	h, s := st.header, st.arena
+	h, s := st.header, st.block
+	if st.filled {
+		return h
+	}
+	st.filled = true
 	if st.sameNames() {
 		for i, sp := range st.kvs {
 			st.vals[i] = s[sp.v0:sp.v1]
@@ -205,7 +201,7 @@ func (st *state) sameNames() bool {
 	if !st.named || st.chunk || len(st.names) != len(st.kvs) {
 		return false
 	}
-	s := st.arena
+	s := st.block
 	for i, sp := range st.kvs {
 		if st.names[i] != s[sp.k0:sp.k1] {
 			return false
@@ -218,7 +214,7 @@ func (st *state) sameNames() bool {
 // may keep.
 func (st *state) newHeader() http.Header {
 	h := make(http.Header, len(st.kvs))
-	s := st.arena
+	s := st.block
 	for _, sp := range st.kvs {
 		k, v := s[sp.k0:sp.k1], s[sp.v0:sp.v1]
 		if st.chunk && k == "Content-Length" {

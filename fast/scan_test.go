@@ -174,11 +174,12 @@ func TestFillHeaderSequence(t *testing.T) {
 }
 
 // TestReadRepeated: a connection's requests that repeat the header block
-// of the request before byte for byte (read copies its lines from the
-// arena before) read as a new connection's first request does: the same
-// host, lines, header and body framing, whatever the targets' lengths,
-// for blocks scanHeaders takes and ones it leaves to fasthttp's, and
-// blocks longer than read remembers.
+// of the request before byte for byte (read keeps its lines, in the
+// arena before, and the header filled from them) read as a new
+// connection's first request does: the same host, lines, header and body
+// framing, whatever the targets' lengths, for blocks scanHeaders takes
+// and ones it leaves to fasthttp's, and blocks longer than read
+// remembers.
 func TestReadRepeated(t *testing.T) {
 	targets := []string{"/", "/items/123?verbose=true", "/a/much/longer/target/than/the/others?x=1&y=2&z=3"}
 	blocks := []string{
@@ -195,6 +196,9 @@ func TestReadRepeated(t *testing.T) {
 	kept := &state{header: make(http.Header, 8)}
 	repeats := 0
 	var last string
+	// Strings of requests a handler would keep, and copies of them: no
+	// later request's reading may write where they are.
+	var keptStrings, copies []string
 	for i := range 3000 {
 		target, block := targets[rng.IntN(len(targets))], blocks[rng.IntN(len(blocks))]
 		if i%2 == 1 {
@@ -209,6 +213,22 @@ func TestReadRepeated(t *testing.T) {
 		want := readAs(t, &state{header: make(http.Header, 8)}, request)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("request %d (%q): read %+v on a kept connection, %+v on a new one", i, request, got, want)
+		}
+		keptStrings = append(keptStrings, got.Host, got.Path, got.Query)
+		for _, vs := range got.Header {
+			keptStrings = append(keptStrings, vs...)
+		}
+		for len(copies) < len(keptStrings) {
+			copies = append(copies, strings.Clone(keptStrings[len(copies)]))
+		}
+	}
+	for range 50 {
+		readAs(t, kept, "POST "+targets[2]+" HTTP/1.1\r\n"+blocks[0])
+		readAs(t, kept, "POST "+targets[1]+" HTTP/1.1\r\n"+blocks[2])
+	}
+	for i := range keptStrings {
+		if keptStrings[i] != copies[i] {
+			t.Fatalf("a kept string was %q, is %q after later requests", copies[i], keptStrings[i])
 		}
 	}
 	if repeats < 1000 {
@@ -237,7 +257,7 @@ func readAs(t *testing.T, st *state, request string) readResult {
 	r := readResult{Host: st.req.Host, Path: st.req.Path, Query: st.req.RawQuery, Length: st.req.ContentLength,
 		Hosts: st.hosts, Chunk: st.chunk, Close: st.close, Header: st.fillHeader()}
 	for _, sp := range st.kvs {
-		r.Lines = append(r.Lines, [2]string{st.arena[sp.k0:sp.k1], st.arena[sp.v0:sp.v1]})
+		r.Lines = append(r.Lines, [2]string{st.block[sp.k0:sp.k1], st.block[sp.v0:sp.v1]})
 	}
 	return r
 }
