@@ -248,7 +248,7 @@ func (w *adapterWriter) finish() {
 		w.status = http.StatusOK
 	}
 	resp.SetStatusCode(w.status)
-	_, typed := putHeader(&resp.Header, w.header, nil)
+	typed := putHeader(&resp.Header, w.header, nil)
 	if !typed && w.n > 0 && !w.streaming {
 		resp.Header.SetContentType(http.DetectContentType(resp.Body()))
 	}

@@ -199,7 +199,7 @@ func (s *server) serveNative(c *fasthttp.RequestCtx, st *state, h engine.Handler
 	}()
 	h(w, r)
 	cancel()
-	st.lines = w.finish(st.lines)
+	w.finish(&st.head)
 	w.c = nil
 }
 

@@ -12,8 +12,10 @@ import (
 
 // state is the scratch of one request on its way through the engine:
 // pooled, since no handler sees it. What a handler can reach is made
-// fresh for each request: the arena (every string of the request), the
-// context, the body.
+// fresh for each request (the arena: the target's strings, and the
+// header lines' unless they repeat the request before's; the context;
+// the body) or never written again (the header lines' strings of a
+// request before).
 type state struct {
 	req    engine.Request
 	ctx    *requestContext // the request's context, which read makes with its arena
@@ -21,15 +23,28 @@ type state struct {
 	vals   []string        // the backing of header's values
 	names  []string        // header's names, in the order filled, when named
 	named  bool            // header holds names, one value each, and no other
-	kvs    []span          // the header lines in the arena: key, value
+	kvs    []span          // the header lines in block: key, value
 	params []string        // req.Params
 	w      writer          // the native path's ResponseWriter
-	lines  []headerLine    // the response header's lines, when they are written
+	head   headerScratch   // the response header's scratch (putHeader)
 	arena  string          // the request's strings (read)
+	block  string          // the arena the header lines are in: this request's, or one before's
+	host   span            // the first Host line in block; k0 < 0: none
 	hosts  int             // Host header lines
 	chunk  bool            // Transfer-Encoding: chunked
 	close  bool            // Connection: close
+	filled bool            // header holds the lines of kvs and block (fillHeader)
+	// The header block of the request before, when scanHeaders read it
+	// and it had at most maxRepeated bytes: a request that repeats it
+	// byte for byte has the same lines, which read leaves where they are
+	// (kvs, host and block), and the same header.
+	lastRaw    []byte
+	repeatable bool // lastRaw holds a block
 }
+
+// maxRepeated is the largest header block read remembers, to keep the
+// lines of a request that repeats it: a connection keeps a copy.
+const maxRepeated = 1024
 
 type span struct{ k0, k1, v0, v1 int32 }
 
@@ -37,57 +52,77 @@ type span struct{ k0, k1, v0, v1 int32 }
 // request target and every header line are copied once into a new
 // string, the arena, of which the request's strings are substrings.
 // Header is not filled (native and adapter fill their own); kvs locate
-// the header lines in the arena.
+// the header lines in block. A header block that repeats the one before
+// byte for byte is not read again: its lines are the ones before, in
+// the arena before (block), which is never written again.
 func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	h := &c.Request.Header
 	uri := h.RequestURI()
 	raw := h.RawHeaders()
-	ctx, arena := newRequest(base, len(uri)+len(raw))
+	repeated := st.repeatable && bytes.Equal(raw, st.lastRaw)
+	n := len(uri)
+	if !repeated {
+		n += len(raw)
+	}
+	ctx, arena := newRequest(base, n)
 	st.ctx = ctx
 	arena = append(arena, uri...)
-	st.chunk, st.close, st.hosts = false, false, 0
-	host := span{-1, -1, -1, -1}
-	// add records a header line whose key and value end the arena.
-	add := func(sp span) {
-		k := arena[sp.k0:sp.k1]
-		switch len(k) {
-		case len("Host"):
-			if string(k) == "Host" {
-				if st.hosts++; host.k0 < 0 {
-					host = sp
+	if !repeated {
+		st.filled = false
+		st.chunk, st.close, st.hosts = false, false, 0
+		host := span{-1, -1, -1, -1}
+		scanned := true
+		// add records a header line whose key and value end the arena.
+		add := func(sp span) {
+			k := arena[sp.k0:sp.k1]
+			switch len(k) {
+			case len("Host"):
+				if string(k) == "Host" {
+					if st.hosts++; host.k0 < 0 {
+						host = sp
+					}
+					return // net/http keeps it in Host, not Header
 				}
-				return // net/http keeps it in Host, not Header
+			case len("Transfer-Encoding"):
+				if string(k) == "Transfer-Encoding" {
+					st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
+					return // net/http keeps it in TransferEncoding
+				}
+			case len("Connection"):
+				if string(k) == "Connection" {
+					st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
+				}
 			}
-		case len("Transfer-Encoding"):
-			if string(k) == "Transfer-Encoding" {
-				st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
-				return // net/http keeps it in TransferEncoding
-			}
-		case len("Connection"):
-			if string(k) == "Connection" {
-				st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
+			st.kvs = append(st.kvs, sp)
+		}
+		st.kvs = st.kvs[:0]
+		if !scanHeaders(&arena, raw, add) {
+			// Folded lines, a space in a name, a bare LF: fasthttp's own
+			// reading, which scanHeaders matches on every other block.
+			scanned = false
+			arena = arena[:len(uri)]
+			st.kvs = st.kvs[:0]
+			st.chunk, st.close, st.hosts = false, false, 0
+			host = span{-1, -1, -1, -1}
+			for k, v := range h.AllInOrder() {
+				sp := span{k0: int32(len(arena))}
+				arena = append(arena, k...)
+				sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
+				arena = append(arena, v...)
+				sp.v1 = int32(len(arena))
+				add(sp)
 			}
 		}
-		st.kvs = append(st.kvs, sp)
-	}
-	st.kvs = st.kvs[:0]
-	if !scanHeaders(&arena, raw, add) {
-		// Folded lines, a space in a name, a bare LF: fasthttp's own
-		// reading, which scanHeaders matches on every other block.
-		arena = arena[:len(uri)]
-		st.kvs = st.kvs[:0]
-		st.chunk, st.close, st.hosts = false, false, 0
-		host = span{-1, -1, -1, -1}
-		for k, v := range h.AllInOrder() {
-			sp := span{k0: int32(len(arena))}
-			arena = append(arena, k...)
-			sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
-			arena = append(arena, v...)
-			sp.v1 = int32(len(arena))
-			add(sp)
+		st.host = host
+		st.repeatable = scanned && len(raw) <= maxRepeated
+		if st.repeatable {
+			st.lastRaw = append(st.lastRaw[:0], raw...)
 		}
 	}
 	s := unsafe.String(unsafe.SliceData(arena), len(arena))
+	if !repeated {
+		st.block = s
+	}
 	target := s[:len(uri)]
 	r := &st.req
 	*r = engine.Request{
@@ -102,8 +137,8 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	if i := indexByte(target, '?'); i >= 0 {
 		r.Path, r.RawQuery = target[:i], target[i+1:]
 	}
-	if host.k0 >= 0 {
-		r.Host = s[host.v0:host.v1]
+	if st.host.k0 >= 0 {
+		r.Host = st.block[st.host.v0:st.host.v1]
 	}
 	switch {
 	case st.chunk:
@@ -114,17 +149,22 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	st.arena = s
 }
 
-// fillHeader fills st.header, the native path's request header, from the
-// arena: every line but Host and Transfer-Encoding (and Content-Length
+// fillHeader fills st.header, the native path's request header, from
+// block: every line but Host and Transfer-Encoding (and Content-Length
 // with a chunked body), as net/http's Request.Header has them.
 //
 // A client sends the same names in the same order request after request:
 // then only the values change, and each of the map's value slices is one
-// element of st.vals, which is written in place. Nothing on the native
-// path writes to the header (the engine's contract: it is scratch, and
-// Detach and HTTP copy it).
+// element of st.vals, which is written in place; when the lines are the
+// ones it was filled with (a repeated block), it is left as it is.
+// Nothing on the native path writes to the header (the engine's
+// contract: it is scratch, and Detach and HTTP copy it).
 func (st *state) fillHeader() http.Header {
-	h, s := st.header, st.arena
+	h, s := st.header, st.block
+	if st.filled {
+		return h
+	}
+	st.filled = true
 	if st.sameNames() {
 		for i, sp := range st.kvs {
 			st.vals[i] = s[sp.v0:sp.v1]
@@ -161,7 +201,7 @@ func (st *state) sameNames() bool {
 	if !st.named || st.chunk || len(st.names) != len(st.kvs) {
 		return false
 	}
-	s := st.arena
+	s := st.block
 	for i, sp := range st.kvs {
 		if st.names[i] != s[sp.k0:sp.k1] {
 			return false
@@ -174,7 +214,7 @@ func (st *state) sameNames() bool {
 // may keep.
 func (st *state) newHeader() http.Header {
 	h := make(http.Header, len(st.kvs))
-	s := st.arena
+	s := st.block
 	for _, sp := range st.kvs {
 		k, v := s[sp.k0:sp.k1], s[sp.v0:sp.v1]
 		if st.chunk && k == "Content-Length" {

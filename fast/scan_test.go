@@ -172,3 +172,141 @@ func TestFillHeaderSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRepeated: a connection's requests that repeat the header block
+// of the request before byte for byte (read keeps its lines, in the
+// arena before, and the header filled from them) read as a new
+// connection's first request does: the same host, lines, headers (the
+// native path's, filled or not by the request before, and the
+// adapter's) and body framing, whatever the targets' lengths, for blocks
+// scanHeaders takes and ones it leaves to fasthttp's, and blocks longer
+// than read remembers.
+func TestReadRepeated(t *testing.T) {
+	targets := []string{"/", "/items/123?verbose=true", "/a/much/longer/target/than/the/others?x=1&y=2&z=3"}
+	blocks := []string{
+		"Host: x\r\nAuthorization: bearer 123\r\n\r\n",
+		"Authorization: bearer 123\r\nHost: x\r\n\r\n",
+		"Host: x\r\nAuthorization: bearer 124\r\n\r\n",
+		"Host: a\r\nAccept: a\r\nAccept: b\r\n\r\n",
+		"Accept: */*\r\nHost: y\r\n\r\n",
+		"Host: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\nContent-Length: 5\r\n\r\n",
+		"Host: x\r\nX-Fold: a\r\n b\r\nAuthorization: bearer 7\r\n\r\n",
+		"Host: x\r\nCookie: " + strings.Repeat("c", maxRepeated) + "\r\n\r\n",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	kept := &state{header: make(http.Header, 8)}
+	repeats := 0
+	var last string
+	// Strings of requests a handler would keep, and copies of them: no
+	// later request's reading may write where they are.
+	var keptStrings, copies []string
+	for i := range 3000 {
+		target, block := targets[rng.IntN(len(targets))], blocks[rng.IntN(len(blocks))]
+		if i%2 == 1 {
+			block = last // a run of one block, the targets changing
+		}
+		if block == last {
+			repeats++
+		}
+		last = block
+		request := "POST " + target + " HTTP/1.1\r\n" + block
+		native := rng.IntN(3) > 0 // else the adapter's, which leaves the native header as it was
+		got := readAs(t, kept, request, native)
+		want := readAs(t, &state{header: make(http.Header, 8)}, request, native)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("request %d (%q): read %+v on a kept connection, %+v on a new one", i, request, got, want)
+		}
+		keptStrings = append(keptStrings, got.Host, got.Path, got.Query)
+		for _, vs := range got.Header {
+			keptStrings = append(keptStrings, vs...)
+		}
+		for len(copies) < len(keptStrings) {
+			copies = append(copies, strings.Clone(keptStrings[len(copies)]))
+		}
+	}
+	for range 50 {
+		readAs(t, kept, "POST "+targets[2]+" HTTP/1.1\r\n"+blocks[0], true)
+		readAs(t, kept, "POST "+targets[1]+" HTTP/1.1\r\n"+blocks[2], true)
+	}
+	for i := range keptStrings {
+		if keptStrings[i] != copies[i] {
+			t.Fatalf("a kept string was %q, is %q after later requests", copies[i], keptStrings[i])
+		}
+	}
+	if repeats < 1000 {
+		t.Fatalf("%d requests repeated the block before; the test wants many", repeats)
+	}
+}
+
+// readResult is what read gives of a request.
+type readResult struct {
+	Host, Path, Query string
+	Length            int64
+	Hosts             int
+	Chunk, Close      bool
+	Lines             [][2]string
+	Header            http.Header // the native path's (fillHeader)
+	Adapter           http.Header // the adapter's (newHeader)
+}
+
+func readAs(t *testing.T, st *state, request string, native bool) readResult {
+	t.Helper()
+	var c fasthttp.RequestCtx
+	if err := c.Request.Header.Read(bufio.NewReader(strings.NewReader(request))); err != nil {
+		t.Fatalf("%q: %v", request, err)
+	}
+	c.Init2(&peerConn{Conn: inprocConn{}, peer: "127.0.0.1:9", set: &connSet{}}, nil, false)
+	st.read(&c, context.Background())
+	r := readResult{Host: st.req.Host, Path: st.req.Path, Query: st.req.RawQuery, Length: st.req.ContentLength,
+		Hosts: st.hosts, Chunk: st.chunk, Close: st.close, Adapter: st.newHeader()}
+	if native {
+		r.Header = st.fillHeader()
+	}
+	for _, sp := range st.kvs {
+		r.Lines = append(r.Lines, [2]string{st.block[sp.k0:sp.k1], st.block[sp.v0:sp.v1]})
+	}
+	return r
+}
+
+// TestNative: native, which reads four bytes at a time, takes exactly
+// the targets a byte-by-byte reading of RFC 3986's path characters
+// (unreserved, sub-delims, ':', '@', '/') and of the query's (printable
+// ASCII but '#') takes, on targets of every length to 20 of bytes
+// around each class's edges.
+func TestNative(t *testing.T) {
+	const pathOK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
+	reference := func(path, query string) bool {
+		if path == "" || path[0] != '/' {
+			return false
+		}
+		for _, c := range []byte(path) {
+			if !strings.ContainsRune(pathOK, rune(c)) {
+				return false
+			}
+		}
+		for _, c := range []byte(query) {
+			if c <= ' ' || c >= 0x7f || c == '#' {
+				return false
+			}
+		}
+		return true
+	}
+	alphabet := []byte("/aZ09-._~!$&'()*+,;=:@/?\x00 \"#%<>[\\]^`{|}\x7f\x80\xff")
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 200000 {
+		b := make([]byte, rng.IntN(21))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) > 0 {
+				b[j] = pathOK[rng.IntN(len(pathOK))]
+			}
+		}
+		if len(b) > 0 && rng.IntN(4) > 0 {
+			b[0] = '/'
+		}
+		path, query, _ := strings.Cut(string(b), "?")
+		if got, want := native(path, query), reference(path, query); got != want {
+			t.Fatalf("native(%q, %q) = %v, want %v", path, query, got, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package fast
 import (
 	"io"
 	"net/http"
+	"strings"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 	"github.com/vane-http/vane/problem"
@@ -89,47 +91,126 @@ func (w *writer) Discard() {
 	}
 }
 
-// finish puts the status and headers into fasthttp's response.
-func (w *writer) finish(lines []headerLine) []headerLine {
+// finish puts the status and headers into fasthttp's response; sc is
+// the connection's scratch (nil: none).
+func (w *writer) finish(sc *headerScratch) {
 	resp := &w.c.Response
 	resp.SetStatusCode(w.Status())
-	lines, typed := putHeader(&resp.Header, w.header, lines)
+	typed := putHeader(&resp.Header, w.header, sc)
 	if !typed && w.n > 0 {
 		// net/http sniffs a body written without a Content-Type.
 		resp.Header.SetContentType(http.DetectContentType(resp.Body()))
 	}
-	return lines
 }
 
-// headerLine is a name of a response header and its values.
+// headerLine is a name of a response header and its values; plain
+// when the name goes out as it is (plainName).
 type headerLine struct {
 	name   string
 	values []string
+	plain  bool
 }
+
+// plainName reports whether fasthttp's Add and SetCanonical put a value
+// of the name alike into a response header that has none of it: the
+// name is a token (Add changes no byte of it) and not Trailer (which
+// Add adds to, and SetCanonical replaces).
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if upperToken[name[i]] == 0 {
+			return false
+		}
+	}
+	return name != "" && !strings.EqualFold(name, "Trailer")
+}
+
+// headerScratch is what putHeader keeps with a connection: its lines'
+// backing, and the names of the header it put last, sorted, copied into
+// a buffer of its own (no handler's string is kept). A service answers
+// a route with the same names request after request: a header with
+// those names is put in their order without reading the map whole.
+type headerScratch struct {
+	lines []headerLine
+	names []byte // the names, one after another
+	ends  []int  // where each name ends in names
+	plain []bool // each name's plainName
+}
+
+// known fills sc.lines from h when h holds exactly the names of the
+// header before, and reports whether it did.
+func (sc *headerScratch) known(h http.Header) bool {
+	if len(sc.ends) != len(h) || len(h) == 0 {
+		return false
+	}
+	if cap(sc.lines) < len(sc.ends) {
+		sc.lines = make([]headerLine, len(sc.ends))
+	}
+	sc.lines = sc.lines[:len(sc.ends)]
+	start := 0
+	for i, end := range sc.ends {
+		name := sc.names[start:end]
+		vs, ok := h[string(name)]
+		if !ok {
+			return false
+		}
+		l := &sc.lines[i]
+		l.name, l.values, l.plain = unsafe.String(unsafe.SliceData(name), len(name)), vs, sc.plain[i]
+		start = end
+	}
+	// len(h) names, each a different one of h's: all of them.
+	return true
+}
+
+// remember reads which names of sc.lines are plain, and keeps the
+// names, sorted, for known.
+func (sc *headerScratch) remember() {
+	for i := range sc.lines {
+		sc.lines[i].plain = plainName(sc.lines[i].name)
+	}
+	sc.names, sc.ends, sc.plain = sc.names[:0], sc.ends[:0], sc.plain[:0]
+	if len(sc.lines) > maxKnownNames {
+		return
+	}
+	for _, l := range sc.lines {
+		sc.names = append(sc.names, l.name...)
+		sc.ends = append(sc.ends, len(sc.names))
+		sc.plain = append(sc.plain, l.plain)
+	}
+}
+
+// maxKnownNames is the most names of a header known remembers.
+const maxKnownNames = 16
 
 // putHeader puts h into fasthttp's response header rh as net/http's
 // server writes a header: the names in sorted order, each as the handler
 // wrote it (Header's methods make names canonical; net/http does not),
 // line breaks in names and values made spaces (fasthttp's Add). It
-// reports whether h has a Content-Type. lines is scratch, returned for
-// the next call.
-func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) ([]headerLine, bool) {
-	lines = lines[:0]
-	for k, vs := range h {
-		// Sorted as they come: a header has a handful of names.
-		i := len(lines)
-		lines = append(lines, headerLine{})
-		for ; i > 0 && lines[i-1].name > k; i-- {
-			lines[i] = lines[i-1]
+// reports whether h has a Content-Type. sc is the connection's scratch,
+// or nil.
+func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bool {
+	if sc == nil {
+		sc = &headerScratch{}
+	}
+	if !sc.known(h) {
+		lines := sc.lines[:0]
+		for k, vs := range h {
+			// Sorted as they come: a header has a handful of names.
+			i := len(lines)
+			lines = append(lines, headerLine{})
+			for ; i > 0 && lines[i-1].name > k; i-- {
+				lines[i] = lines[i-1]
+			}
+			lines[i] = headerLine{name: k, values: vs}
 		}
-		lines[i] = headerLine{k, vs}
+		sc.lines = lines
+		sc.remember()
 	}
 	// Names go out as they are; fasthttp's normalizing would rewrite
 	// them. The response's Reset, before the next request, turns it on
 	// again.
 	rh.DisableNormalizing()
 	typed := false
-	for _, l := range lines {
+	for _, l := range sc.lines {
 		if l.name == "Content-Type" {
 			typed = true
 			if len(l.values) == 1 {
@@ -139,13 +220,22 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, lines []headerLine) (
 				continue
 			}
 		}
+		if len(l.values) == 1 && l.plain {
+			// Add, without reading the name again (the response holds
+			// no other line of it).
+			rh.SetCanonical(bytesOf(l.name), bytesOf(l.values[0]))
+			continue
+		}
 		for _, v := range l.values {
 			rh.Add(l.name, v)
 		}
 	}
-	clear(lines) // kept with the connection: no handler's values kept alive
-	return lines, typed
+	clear(sc.lines) // kept with the connection: no handler's values kept alive
+	return typed
 }
+
+// bytesOf is s's bytes, for a call that only reads them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // writeProblem answers c with p, outside any handler: the engine's own
 // answers to requests fasthttp could not read.
