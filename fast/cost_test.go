@@ -137,7 +137,16 @@ func TestPathCost(t *testing.T) {
 	if native >= adapter {
 		t.Errorf("native %.0f allocations a request, adapter %.0f: the native path should cost less", native, adapter)
 	}
+	// The counts the guide states: more is a regression to explain there.
+	if native > guideNativeAllocs || adapter > guideAdapterAllocs {
+		t.Errorf("allocations a request: native %.0f, adapter %.0f; the guide says %d and %d",
+			native, adapter, guideNativeAllocs, guideAdapterAllocs)
+	}
 }
+
+// The allocations a request docs/guide/fast-engine.md states for each
+// path.
+const guideNativeAllocs, guideAdapterAllocs = 3, 19
 
 // inprocConn is a connection for requests handed to the engine in-process
 // (no socket): its peer is 127.0.0.1:9.

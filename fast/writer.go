@@ -161,12 +161,9 @@ func (sc *headerScratch) known(h http.Header) bool {
 	return true
 }
 
-// remember reads which names of sc.lines are plain, and keeps the
-// names, sorted, for known.
+// remember keeps the names of sc.lines (sortedLines'), and which are
+// plain, for known.
 func (sc *headerScratch) remember() {
-	for i := range sc.lines {
-		sc.lines[i].plain = plainName(sc.lines[i].name)
-	}
 	sc.names, sc.ends, sc.plain = sc.names[:0], sc.ends[:0], sc.plain[:0]
 	if len(sc.lines) > maxKnownNames {
 		return
@@ -188,20 +185,14 @@ const maxKnownNames = 16
 // reports whether h has a Content-Type. sc is the connection's scratch,
 // or nil.
 func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bool {
-	if sc == nil {
-		sc = &headerScratch{}
-	}
-	if !sc.known(h) {
-		lines := sc.lines[:0]
-		for k, vs := range h {
-			// Sorted as they come: a header has a handful of names.
-			i := len(lines)
-			lines = append(lines, headerLine{})
-			for ; i > 0 && lines[i-1].name > k; i-- {
-				lines[i] = lines[i-1]
-			}
-			lines[i] = headerLine{name: k, values: vs}
-		}
+	var lines []headerLine
+	switch {
+	case sc == nil:
+		lines = sortedLines(make([]headerLine, 0, len(h)), h)
+	case sc.known(h):
+		lines = sc.lines
+	default:
+		lines = sortedLines(sc.lines[:0], h)
 		sc.lines = lines
 		sc.remember()
 	}
@@ -210,7 +201,7 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bo
 	// again.
 	rh.DisableNormalizing()
 	typed := false
-	for _, l := range sc.lines {
+	for _, l := range lines {
 		if l.name == "Content-Type" {
 			typed = true
 			if len(l.values) == 1 {
@@ -230,8 +221,23 @@ func putHeader(rh *fasthttp.ResponseHeader, h http.Header, sc *headerScratch) bo
 			rh.Add(l.name, v)
 		}
 	}
-	clear(sc.lines) // kept with the connection: no handler's values kept alive
+	clear(lines) // kept with the connection: no handler's values kept alive
 	return typed
+}
+
+// sortedLines appends h's lines to lines, sorted by name, with each
+// name's plainName.
+func sortedLines(lines []headerLine, h http.Header) []headerLine {
+	for k, vs := range h {
+		// Sorted as they come: a header has a handful of names.
+		i := len(lines)
+		lines = append(lines, headerLine{})
+		for ; i > 0 && lines[i-1].name > k; i-- {
+			lines[i] = lines[i-1]
+		}
+		lines[i] = headerLine{name: k, values: vs, plain: plainName(k)}
+	}
+	return lines
 }
 
 // bytesOf is s's bytes, for a call that only reads them.
