@@ -27,12 +27,10 @@ type state struct {
 	params []string        // req.Params
 	w      writer          // the native path's ResponseWriter
 	head   headerScratch   // the response header's scratch (putHeader)
-	arena  string          // the request's strings (read)
 	block  string          // the arena the header lines are in: this request's, or one before's
 	host   span            // the first Host line in block; k0 < 0: none
 	hosts  int             // Host header lines
 	chunk  bool            // Transfer-Encoding: chunked
-	close  bool            // Connection: close
 	filled bool            // header holds the lines of kvs and block (fillHeader)
 	// The header block of the request before, when scanHeaders read it
 	// and it had at most maxRepeated bytes: a request that repeats it
@@ -68,56 +66,7 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	st.ctx = ctx
 	arena = append(arena, uri...)
 	if !repeated {
-		st.filled = false
-		st.chunk, st.close, st.hosts = false, false, 0
-		host := span{-1, -1, -1, -1}
-		scanned := true
-		// add records a header line whose key and value end the arena.
-		add := func(sp span) {
-			k := arena[sp.k0:sp.k1]
-			switch len(k) {
-			case len("Host"):
-				if string(k) == "Host" {
-					if st.hosts++; host.k0 < 0 {
-						host = sp
-					}
-					return // net/http keeps it in Host, not Header
-				}
-			case len("Transfer-Encoding"):
-				if string(k) == "Transfer-Encoding" {
-					st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
-					return // net/http keeps it in TransferEncoding
-				}
-			case len("Connection"):
-				if string(k) == "Connection" {
-					st.close = st.close || bytes.EqualFold(arena[sp.v0:sp.v1], closeValue)
-				}
-			}
-			st.kvs = append(st.kvs, sp)
-		}
-		st.kvs = st.kvs[:0]
-		if !scanHeaders(&arena, raw, add) {
-			// Folded lines, a space in a name, a bare LF: fasthttp's own
-			// reading, which scanHeaders matches on every other block.
-			scanned = false
-			arena = arena[:len(uri)]
-			st.kvs = st.kvs[:0]
-			st.chunk, st.close, st.hosts = false, false, 0
-			host = span{-1, -1, -1, -1}
-			for k, v := range h.AllInOrder() {
-				sp := span{k0: int32(len(arena))}
-				arena = append(arena, k...)
-				sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
-				arena = append(arena, v...)
-				sp.v1 = int32(len(arena))
-				add(sp)
-			}
-		}
-		st.host = host
-		st.repeatable = scanned && len(raw) <= maxRepeated
-		if st.repeatable {
-			st.lastRaw = append(st.lastRaw[:0], raw...)
-		}
+		arena = st.readLines(arena, h, raw)
 	}
 	s := unsafe.String(unsafe.SliceData(arena), len(arena))
 	if !repeated {
@@ -146,7 +95,60 @@ func (st *state) read(c *fasthttp.RequestCtx, base context.Context) {
 	case r.ContentLength == -2: // no length and no coding: no body
 		r.ContentLength = 0
 	}
-	st.arena = s
+}
+
+// readLines appends the header lines of raw, the block fasthttp read for
+// h, to arena, which holds the request target: each name and value once,
+// located by kvs; Host and Transfer-Encoding are recorded (host, hosts,
+// chunk) and left out of kvs, as net/http leaves them out of Header. A
+// block scanHeaders takes whole, of at most maxRepeated bytes, is kept
+// in lastRaw for the next request to compare.
+func (st *state) readLines(arena []byte, h *fasthttp.RequestHeader, raw []byte) []byte {
+	target := len(arena)
+	// add records a header line whose key and value end the arena.
+	add := func(sp span) {
+		k := arena[sp.k0:sp.k1]
+		switch {
+		case string(k) == "Host":
+			if st.hosts++; st.host.k0 < 0 {
+				st.host = sp
+			}
+			return // net/http keeps it in Host, not Header
+		case string(k) == "Transfer-Encoding":
+			st.chunk = st.chunk || bytes.Contains(bytes.ToLower(arena[sp.v0:sp.v1]), chunkedValue)
+			return // net/http keeps it in TransferEncoding
+		}
+		st.kvs = append(st.kvs, sp)
+	}
+	st.resetLines()
+	if scanHeaders(&arena, raw, add) {
+		st.repeatable = len(raw) <= maxRepeated
+		if st.repeatable {
+			st.lastRaw = append(st.lastRaw[:0], raw...)
+		}
+		return arena
+	}
+	// Folded lines, a space in a name, a bare LF: fasthttp's own reading,
+	// which scanHeaders matches on every other block.
+	arena = arena[:target]
+	st.resetLines()
+	st.repeatable = false
+	for k, v := range h.AllInOrder() {
+		sp := span{k0: int32(len(arena))}
+		arena = append(arena, k...)
+		sp.k1, sp.v0 = int32(len(arena)), int32(len(arena))
+		arena = append(arena, v...)
+		sp.v1 = int32(len(arena))
+		add(sp)
+	}
+	return arena
+}
+
+// resetLines forgets the lines read before.
+func (st *state) resetLines() {
+	st.kvs = st.kvs[:0]
+	st.host = span{-1, -1, -1, -1}
+	st.chunk, st.hosts, st.filled = false, 0, false
 }
 
 // fillHeader fills st.header, the native path's request header, from
@@ -302,10 +304,7 @@ var upperToken, lowerToken = func() (up, low [256]byte) {
 	return up, low
 }()
 
-var (
-	chunkedValue = []byte("chunked")
-	closeValue   = []byte("close")
-)
+var chunkedValue = []byte("chunked")
 
 // method returns the method m as a string: a constant for the standard
 // methods, a copy for any other.

@@ -243,7 +243,7 @@ type readResult struct {
 	Host, Path, Query string
 	Length            int64
 	Hosts             int
-	Chunk, Close      bool
+	Chunk             bool
 	Lines             [][2]string
 	Header            http.Header // the native path's (fillHeader)
 	Adapter           http.Header // the adapter's (newHeader)
@@ -258,7 +258,7 @@ func readAs(t *testing.T, st *state, request string, native bool) readResult {
 	c.Init2(&peerConn{Conn: inprocConn{}, peer: "127.0.0.1:9", set: &connSet{}}, nil, false)
 	st.read(&c, context.Background())
 	r := readResult{Host: st.req.Host, Path: st.req.Path, Query: st.req.RawQuery, Length: st.req.ContentLength,
-		Hosts: st.hosts, Chunk: st.chunk, Close: st.close, Adapter: st.newHeader()}
+		Hosts: st.hosts, Chunk: st.chunk, Adapter: st.newHeader()}
 	if native {
 		r.Header = st.fillHeader()
 	}
