@@ -2,6 +2,7 @@ package adversarial
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,37 @@ func headers(t *testing.T, s *target) {
 		for i, st := range steps {
 			if res[i].status != st.want {
 				t.Errorf("request %d (%q): %d, want %d", i+1, firstLine(strings.SplitN(st.req, "\r\n", 3)[2]), res[i].status, st.want)
+			}
+		}
+	})
+
+	t.Run("one connection, the same header block over different bodies", func(t *testing.T) {
+		// The fast engine keeps the lines of a header block repeated byte
+		// for byte; the body is not part of the block. Three writes whose
+		// header blocks are equal, Content-Length included, and whose
+		// bodies differ in one name each: every answer is its own body's.
+		a := s.name("Same")
+		names := []string{a + "a", a + "b", a + "c"}
+		var text string
+		for _, n := range names {
+			body := `{"name":"` + n + `","species":"cat"}`
+			text += "POST /pets HTTP/1.1\r\nHost: " + s.host + "\r\nContent-Type: application/json\r\n" + s.auth() +
+				"\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+		}
+		// A last request closes the connection, so that reading ends there.
+		text += "GET /pets/0 HTTP/1.1\r\nHost: " + s.host + "\r\nConnection: close\r\n\r\n"
+		res := s.raw(t, text)
+		if len(res) != len(names)+1 {
+			t.Fatalf("%d answers to %d requests: %v", len(res), len(names)+1, res)
+		}
+		for i, r := range res[:len(names)] {
+			var p pet
+			if r.status != 201 {
+				t.Fatalf("request %d: %s", i+1, r)
+			}
+			r.json(t, &p)
+			if p.Name != names[i] {
+				t.Errorf("request %d created %q, want %q", i+1, p.Name, names[i])
 			}
 		}
 	})
