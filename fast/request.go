@@ -10,12 +10,12 @@ import (
 	"github.com/vane-http/vane/internal/engine"
 )
 
-// state is the scratch of one request on its way through the engine:
-// pooled, since no handler sees it. What a handler can reach is made
-// fresh for each request (the arena: the target's strings, and the
-// header lines' unless they repeat the request before's; the context;
-// the body) or never written again (the header lines' strings of a
-// request before).
+// state is the scratch of one request on its way through the engine,
+// kept with its connection (stateOf), since no handler sees it. What a
+// handler can reach is made fresh for each request (the arena: the
+// target's strings, and the header lines' unless they repeat the
+// request before's; the context; the body) or never written again (the
+// header lines' strings of a request before).
 type state struct {
 	req    engine.Request
 	ctx    *requestContext // the request's context, which read makes with its arena
