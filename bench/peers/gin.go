@@ -22,7 +22,7 @@ func ginPeer() Peer {
 		Greeting:   ginGreeting,
 		TypedParam: ginTypedParam,
 		Notes: map[string]string{
-			"NotFound":    "gin is measured with its defaults: HandleMethodNotAllowed is off, so on a miss it looks at no other method's routes and never answers 405 (vane, httprouter and echo check every method to choose between 404 and 405), and its 404 is the text \"404 page not found\" with one header, Content-Type.",
+			"NotFound":    "gin is measured with its defaults: HandleMethodNotAllowed is off, so on a miss it looks at no other method's routes and never answers 405 (vane, httprouter and echo look for a route of another method to choose between 404 and 405), and its 404 is the text \"404 page not found\" with one header, Content-Type.",
 			"DeepNesting": "gin with its defaults matches \"..\" and \".\" as parameter values: GET /api/v1/orgs/../teams/. reaches the handler with org \"..\" and team \".\". gin stores the values in its pooled context while matching, and c.Param reads them from there.",
 		},
 	}

@@ -24,7 +24,7 @@ func vanePeer() Peer {
 			"Middleware5":  vaneMiddlewareNote,
 			"Middleware10": vaneMiddlewareNote,
 			"Middleware20": vaneMiddlewareNote,
-			"NotFound":     "vane looks up the path under every method (404 or 405) and checks that it is clean (else a redirect is due), then answers an RFC 9457 problem+json body with Content-Type and X-Content-Type-Options: nosniff; the other routers answer a line of text, echo a small JSON object.",
+			"NotFound":     "vane looks up the path under its method, checks that it is clean (else a redirect is due), and looks under the other methods (404 or 405) unless no route's first segment begins the path, as here (a 256-bit filter of first segments); it answers an RFC 9457 problem+json body with Content-Type and X-Content-Type-Options: nosniff; the other routers answer a line of text, echo a small JSON object.",
 			"DeepNesting":  "vane refuses \".\" and \"..\" as parameter values (the request is redirected to the clean path, as ServeMux does), and Param derives each value from req.Pattern and the path when it is called, storing nothing per request.",
 		},
 	}
