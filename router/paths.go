@@ -45,19 +45,20 @@ func cleanSegments(s string) bool {
 		}
 		return true
 	}
-	for i := 0; ; i += 7 {
-		if i+8 > n {
-			i = n - 8 // the last word, overlapping the one before
-		}
+	// '/' (0x2F) and '.' (0x2E) differ only in bit 0: m marks the bytes
+	// that are either, and of those the ones whose bit 0 is set are '/'.
+	// A word is suspect where a '/' is followed by either.
+	for i := 0; i+8 < n; i += 7 {
 		x := load64(unsafe.Add(p, i))
-		sl := bytesEqual(x, '/')
-		if sl&((sl|bytesEqual(x, '.'))>>8) != 0 {
+		if m := bytesEqual(x|lowBits, '/'); m&(x<<7)&(m>>8) != 0 {
 			return cleanSegmentsSlow(s)
 		}
-		if i+8 == n {
-			return true
-		}
 	}
+	x := load64(unsafe.Add(p, n-8)) // the last word, overlapping the one before
+	if m := bytesEqual(x|lowBits, '/'); m&(x<<7)&(m>>8) != 0 {
+		return cleanSegmentsSlow(s)
+	}
+	return true
 }
 
 // cleanSegmentsSlow is cleanSegments one byte at a time.

@@ -264,7 +264,10 @@ func TestDeepBacktracking(t *testing.T) {
 }
 
 // TestCleanSegmentsExhaustive compares cleanSegments with a plain walk of
-// the segments on every string of up to 11 bytes over 'a', '.' and '/'.
+// the segments on every string of up to 11 bytes over 'a', '.' and '/',
+// and of up to 9 bytes (one word and its overlap) over '/', '.' and the
+// bytes one bit away from them ('-', 'o', 0xAF), which a word test that
+// marks '/' and '.' by their common bits would take for either.
 func TestCleanSegmentsExhaustive(t *testing.T) {
 	plain := func(s string) bool {
 		segs := strings.Split(s, "/")
@@ -275,18 +278,19 @@ func TestCleanSegmentsExhaustive(t *testing.T) {
 		}
 		return true
 	}
-	var walk func(s string)
-	walk = func(s string) {
+	var walk func(s string, alphabet string, max int)
+	walk = func(s string, alphabet string, max int) {
 		if got, want := cleanSegments(s), plain(s); got != want {
 			t.Fatalf("cleanSegments(%q) = %v, want %v", s, got, want)
 		}
-		if len(s) < 11 { // past one word and its overlap
-			for _, c := range []string{"a", ".", "/"} {
-				walk(s + c)
+		if len(s) < max {
+			for i := range len(alphabet) {
+				walk(s+alphabet[i:i+1], alphabet, max)
 			}
 		}
 	}
-	walk("")
+	walk("", "a./", 11)
+	walk("", "/.-o\xaf", 9)
 }
 
 // TestSlashParams: a parameter passed together with the value after it
