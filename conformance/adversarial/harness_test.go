@@ -1,7 +1,6 @@
 package adversarial
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vane-http/vane/conformance/internal/rawhttp"
 	"github.com/vane-http/vane/internal/examplerun"
 )
 
@@ -184,38 +184,24 @@ func (s *target) create(t *testing.T, body string) (int64, string) {
 func path(id int64) string { return "/pets/" + strconv.FormatInt(id, 10) }
 
 // raw writes text on a new connection and reads every answer until the
-// server closes it or stays silent for a second after the last one.
+// server closes it or stays silent for 3 seconds after the last one
+// (generous: the race-enabled service on a busy machine may be slow to
+// send a second answer).
 func (s *target) raw(t *testing.T, text string) []response {
 	t.Helper()
 	conn, err := net.Dial("tcp", s.host)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.WriteString(conn, text); err != nil {
+	answers, err := rawhttp.Exchange(conn, text, rawhttp.Options{Wait: 30 * time.Second, Next: 3 * time.Second})
+	if err != nil {
 		t.Fatal(err)
 	}
-	rd := bufio.NewReader(conn)
-	var out []response
-	for {
-		if len(out) > 0 {
-			// Silence after an answer means the server waits for the next
-			// request: generous, since the race-enabled service on a busy
-			// machine may be slow to send a second answer.
-			conn.SetReadDeadline(time.Now().Add(3 * time.Second))
-		}
-		res, err := http.ReadResponse(rd, nil)
-		if err != nil {
-			return out
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		out = append(out, response{res.StatusCode, res.Header, b})
-		if res.Close {
-			return out
-		}
+	out := make([]response, len(answers))
+	for i, a := range answers {
+		out[i] = response{a.Status, a.Header, a.Body}
 	}
+	return out
 }
 
 // rawOne is raw for a case that expects exactly one answer.

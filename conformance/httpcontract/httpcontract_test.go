@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/vane-http/vane"
+	"github.com/vane-http/vane/conformance/internal/rawhttp"
 	"github.com/vane-http/vane/internal/examplerun"
 )
 
@@ -287,28 +288,15 @@ func raw(t *testing.T, host, text string, halfClose bool) []response {
 	return rawWait(t, host, text, halfClose, patience)
 }
 
-// rawWait is raw waiting at most wait for each response.
+// rawWait is raw waiting at most wait for each response. An error of
+// the write is not the test's: the server may close before reading all
+// of text (a refused request), and what it answered is still read.
 func rawWait(t *testing.T, host, text string, halfClose bool, wait time.Duration) []response {
 	t.Helper()
-	conn := dial(t, host)
-	defer conn.Close()
-	io.WriteString(conn, text)
-	if halfClose {
-		conn.(*net.TCPConn).CloseWrite()
+	answers, _ := rawhttp.Exchange(dial(t, host), text, rawhttp.Options{HalfClose: halfClose, Wait: wait})
+	out := make([]response, len(answers))
+	for i, a := range answers {
+		out[i] = response{a.Status, a.Header, a.Body}
 	}
-	rd := bufio.NewReader(conn)
-	var out []response
-	for {
-		conn.SetReadDeadline(time.Now().Add(wait))
-		res, err := http.ReadResponse(rd, nil)
-		if err != nil {
-			return out
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		out = append(out, response{res.StatusCode, res.Header, b})
-		if res.Close {
-			return out
-		}
-	}
+	return out
 }
