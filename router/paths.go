@@ -45,20 +45,22 @@ func cleanSegments(s string) bool {
 		}
 		return true
 	}
-	// '/' (0x2F) and '.' (0x2E) differ only in bit 0: m marks the bytes
-	// that are either, and of those the ones whose bit 0 is set are '/'.
-	// A word is suspect where a '/' is followed by either.
 	for i := 0; i+8 < n; i += 7 {
-		x := load64(unsafe.Add(p, i))
-		if m := bytesEqual(x|lowBits, '/'); m&(x<<7)&(m>>8) != 0 {
+		if slashPair(load64(unsafe.Add(p, i))) {
 			return cleanSegmentsSlow(s)
 		}
 	}
-	x := load64(unsafe.Add(p, n-8)) // the last word, overlapping the one before
-	if m := bytesEqual(x|lowBits, '/'); m&(x<<7)&(m>>8) != 0 {
-		return cleanSegmentsSlow(s)
-	}
-	return true
+	// The last word, overlapping the one before.
+	return !slashPair(load64(unsafe.Add(p, n-8))) || cleanSegmentsSlow(s)
+}
+
+// slashPair reports whether the word x (eight bytes, little-endian)
+// holds a '/' followed by a '/' or a '.'. The two differ only in bit 0
+// (0x2F, 0x2E): m marks the bytes that are either, and of those the
+// ones whose bit 0 is set are '/'.
+func slashPair(x uint64) bool {
+	m := bytesEqual(x|lowBits, '/')
+	return m&(x<<7)&(m>>8) != 0
 }
 
 // cleanSegmentsSlow is cleanSegments one byte at a time.
