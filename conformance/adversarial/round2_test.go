@@ -662,6 +662,24 @@ func round2Docs(t *testing.T, s *target) {
 			t.Errorf("GET %s: redirected to %q", p, loc)
 		}
 	}
+	// Paths long enough to be checked for cleanness eight bytes at a
+	// time: a dot segment or an empty one at any offset, across a word's
+	// edge included, is redirected to the clean path; bytes one bit away
+	// from '/' and '.' ('-', 'o', ',', '/' after them) are not dot
+	// segments, and a path of them that no route has is a 404 problem.
+	for _, p := range []string{
+		"/abcdefg/./pets", "/abcdefgh/../pets", "/abcdefghijklmn//pets", "/pets/abcdefghijklm/..", "/x-y-z-w-v/o.o/./",
+	} {
+		res := s.rawOne(t, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		wantStatus(t, "GET "+p, res, 301, 308)
+		if loc := res.header.Get("Location"); strings.Contains(loc, "/.") || strings.Contains(loc, "//") {
+			t.Errorf("GET %s: redirected to %q", p, loc)
+		}
+	}
+	for _, p := range []string{"/abcdefg-/o-pets", "/o,o,o,o,o,o/-./x", "/pets-/.well/o.", "/x-y-z-w-v/o.o/-/"} {
+		res := s.rawOne(t, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		wantProblem(t, "GET "+p, res, 404)
+	}
 	// A redirect to a clean path never leaves the origin: no Location
 	// that a browser reads as another host (//host, /\host), and CR/LF
 	// stay escaped.
