@@ -123,10 +123,13 @@ func (h *typedHandler[I, O]) serveEngine(w http.ResponseWriter, r *engine.Reques
 		h.failEngine(w, &request, problem.New(http.StatusUnprocessableEntity, "validation failed", errs...))
 		return
 	}
-	if h.negotiated && !h.enc.AcceptableHeader(r.Header) {
+	enc := h.enc
+	if h.negotiated {
 		// Before the handler: a refused request must not have changed anything.
-		h.failEngine(w, &request, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
-		return
+		if enc = enc.Chosen(r.Header); enc == nil {
+			h.failEngine(w, &request, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		}
 	}
 	if h.writes {
 		if p := h.precondition(r.Method, r.Header, in); p != nil {
@@ -147,7 +150,7 @@ func (h *typedHandler[I, O]) serveEngine(w http.ResponseWriter, r *engine.Reques
 		return
 	}
 	rr := respond.Request{Method: r.Method, Header: r.Header, Context: ctx}
-	if err := h.out.WriteRequest(w, &rr, out, h.status, h.enc); err != nil {
+	if err := h.out.WriteRequest(w, &rr, out, h.status, enc); err != nil {
 		switch err {
 		case respond.ErrNotAcceptable:
 			h.failEngine(w, &request, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))

@@ -86,10 +86,13 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		h.stream(w, req, in)
 		return
 	}
-	if h.negotiated && !h.enc.Acceptable(req) {
+	enc := h.enc
+	if h.negotiated {
 		// Before the handler: a refused request must not have changed anything.
-		h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
-		return
+		if enc = enc.Chosen(req.Header); enc == nil {
+			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))
+			return
+		}
 	}
 	if h.writes {
 		if p := h.precondition(req.Method, req.Header, in); p != nil {
@@ -112,7 +115,7 @@ func (h *typedHandler[I, O]) serve(w http.ResponseWriter, req *http.Request, in 
 		respond.NoContent(w)
 		return
 	}
-	if err := h.out.Write(w, req, out, h.status, h.enc); err != nil {
+	if err := h.out.Write(w, req, out, h.status, enc); err != nil {
 		switch err {
 		case respond.ErrNotAcceptable:
 			h.fail(w, req, problem.New(http.StatusNotAcceptable, h.enc.NotAcceptable()))

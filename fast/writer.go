@@ -22,17 +22,45 @@ type writer struct {
 	status int   // 0 until WriteHeader
 	n      int64 // body bytes written
 	stream bool  // the body is a reader fasthttp sends (StreamBody)
+	// bodyCT is the Content-Type SetBodyHeader took, sent with
+	// X-Content-Type-Options: nosniff, and not yet in header: Header puts
+	// both there before it returns it.
+	bodyCT []string
 }
 
 func (w *writer) reset(c *fasthttp.RequestCtx) {
-	w.c, w.status, w.n, w.stream = c, 0, 0, false
+	w.c, w.status, w.n, w.stream, w.bodyCT = c, 0, 0, false, nil
 	if w.header == nil {
 		w.header = make(http.Header, 8)
 	}
 	clear(w.header)
 }
 
-func (w *writer) Header() http.Header { return w.header }
+func (w *writer) Header() http.Header {
+	if w.bodyCT != nil {
+		w.spillBodyHeader()
+	}
+	return w.header
+}
+
+// SetBodyHeader takes an encoded body's Content-Type, sent with
+// X-Content-Type-Options: nosniff (respond.BodyHeaderSetter): when the
+// header holds nothing else, finish puts both into fasthttp's response
+// without the map.
+func (w *writer) SetBodyHeader(ct []string) bool {
+	w.bodyCT = ct
+	return true
+}
+
+// spillBodyHeader puts the lines SetBodyHeader took into the header, as
+// a handler setting them there would have.
+func (w *writer) spillBodyHeader() {
+	w.header["Content-Type"] = w.bodyCT
+	w.header["X-Content-Type-Options"] = nosniff
+	w.bodyCT = nil
+}
+
+var nosniff = []string{"nosniff"}
 
 // WriteHeader records the status; informational statuses (1xx) are not
 // sent, and a second call is ignored, as net/http does.
@@ -82,7 +110,7 @@ func (w *writer) Written() int64 { return w.n }
 // Discard drops what was written, for an answer that replaces it (a
 // panic's 500).
 func (w *writer) Discard() {
-	w.status, w.n = 0, 0
+	w.status, w.n, w.bodyCT = 0, 0, nil
 	clear(w.header)
 	w.c.Response.ResetBody()
 	if w.stream {
@@ -96,6 +124,17 @@ func (w *writer) Discard() {
 func (w *writer) finish(sc *headerScratch) {
 	resp := &w.c.Response
 	resp.SetStatusCode(w.Status())
+	if w.bodyCT != nil {
+		if len(w.header) == 0 && len(w.bodyCT) == 1 {
+			// The two lines alone, in net/http's (sorted) order, as
+			// putHeader would put them.
+			resp.Header.DisableNormalizing()
+			resp.Header.SetContentType(w.bodyCT[0])
+			resp.Header.SetCanonical(xContentTypeOptions, nosniffValue)
+			return
+		}
+		w.spillBodyHeader()
+	}
 	typed := putHeader(&resp.Header, w.header, sc)
 	if !typed && w.n > 0 {
 		// net/http sniffs a body written without a Content-Type.
@@ -239,6 +278,8 @@ func sortedLines(lines []headerLine, h http.Header) []headerLine {
 	}
 	return lines
 }
+
+var xContentTypeOptions, nosniffValue = []byte("X-Content-Type-Options"), []byte("nosniff")
 
 // bytesOf is s's bytes, for a call that only reads them.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

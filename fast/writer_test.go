@@ -163,3 +163,51 @@ func putHeaderAdd(rh *fasthttp.ResponseHeader, h http.Header) bool {
 	}
 	return typed
 }
+
+// TestSetBodyHeader: the Content-Type a typed answer hands the writer
+// (respond.BodyHeaderSetter) goes out with nosniff as if the handler had
+// set both in Header: alone, beside lines a middleware set, or after a Header call, which then holds both. Discard drops it.
+func TestSetBodyHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(w *writer)
+		want []string
+	}{
+		{"alone", func(w *writer) {}, []string{"Content-Type: application/json", "X-Content-Type-Options: nosniff"}},
+		{"beside others", func(w *writer) {
+			w.Header()["X-Request-Id"] = []string{"r1"}
+			w.Header()["A-First"] = []string{"a"}
+		}, []string{"Content-Type: application/json", "A-First: a", "X-Content-Type-Options: nosniff", "X-Request-Id: r1"}}, // fasthttp puts Content-Type first
+		{"read back", func(w *writer) {
+			h := w.Header()
+			if got := fmt.Sprint(h["Content-Type"], h["X-Content-Type-Options"]); got != "[application/json] [nosniff]" {
+				t.Errorf("Header after SetBodyHeader: %s", got)
+			}
+			h["Content-Type"] = []string{"text/plain"} // a middleware replacing it
+		}, []string{"Content-Type: text/plain", "X-Content-Type-Options: nosniff"}},
+		{"discarded", func(w *writer) { w.Discard(); w.WriteHeader(500) }, nil},
+	} {
+		var c fasthttp.RequestCtx
+		c.Response.Header.SetNoDefaultContentType(true)
+		var w writer
+		w.reset(&c)
+		if !w.SetBodyHeader([]string{"application/json"}) {
+			t.Fatal("SetBodyHeader declined")
+		}
+		tc.do(&w)
+		w.finish(new(headerScratch))
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(c.Response.Header.String()), "\r\n")[1:] {
+			if !strings.HasPrefix(line, "Content-Length:") && !strings.HasPrefix(line, "Date:") {
+				got = append(got, line)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		w.reset(&c)
+		if len(w.Header()) != 0 || w.bodyCT != nil {
+			t.Errorf("%s: reset left %v %q", tc.name, w.Header(), w.bodyCT)
+		}
+	}
+}

@@ -21,16 +21,26 @@ type Encoders struct {
 	list  []Encoder
 	types []string // for the 406 message and the document
 	ct    [][]string
+	// chosen is the Encoders of each media type with that one already
+	// chosen (Chosen), which Write then takes without reading Accept;
+	// fixed is the index of that one, -1 in e itself.
+	chosen []*Encoders
+	fixed  int
 }
 
 // NewEncoders returns the encoders of an operation whose JSON codec is
 // json, with more.
 func NewEncoders(json codec.Codec, more ...Encoder) *Encoders {
-	e := &Encoders{}
+	e := &Encoders{fixed: -1}
 	for _, x := range append([]Encoder{{MediaType: "application/json", Codec: json}}, more...) {
 		e.list = append(e.list, x)
 		e.types = append(e.types, x.MediaType)
 		e.ct = append(e.ct, []string{x.MediaType})
+	}
+	for i := range e.list {
+		c := *e
+		c.fixed, c.chosen = i, nil
+		e.chosen = append(e.chosen, &c)
 	}
 	return e
 }
@@ -41,15 +51,25 @@ func (e *Encoders) Default() codec.Codec { return e.list[0].Codec }
 // MediaTypes returns the media types, the default first.
 func (e *Encoders) MediaTypes() []string { return e.types }
 
-// Acceptable reports whether req's Accept accepts one of the media types
-// (no Accept accepts them all). It allocates nothing.
-func (e *Encoders) Acceptable(req *http.Request) bool {
-	return e.negotiate(req.Header["Accept"]) >= 0
-}
+// MediaType is the media type chosen (Chosen), or the default's when
+// none was.
+func (e *Encoders) MediaType() string { return e.types[max(e.fixed, 0)] }
 
-// AcceptableHeader is Acceptable for a request's header lines.
-func (e *Encoders) AcceptableHeader(h http.Header) bool {
-	return e.negotiate(h["Accept"]) >= 0
+// Chosen returns the encoders with the media type that the Accept lines
+// of h, a request's header, choose already chosen: Write and
+// WriteRequest given them encode with it and do not read Accept again.
+// It returns nil when Accept accepts none of the media types (no Accept
+// accepts them all). It allocates nothing. A caller that answers 406
+// before running a handler calls it, and writes with what it returns.
+func (e *Encoders) Chosen(h http.Header) *Encoders {
+	if e.fixed >= 0 {
+		return e
+	}
+	i := e.negotiate(h["Accept"])
+	if i < 0 {
+		return nil
+	}
+	return e.chosen[i]
 }
 
 // ErrNotAcceptable is Write's error when no media type the operation can

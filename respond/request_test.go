@@ -126,16 +126,43 @@ func TestBodyStreamer(t *testing.T) {
 	}
 }
 
-// TestAcceptableHeader is Acceptable on header lines.
-func TestAcceptableHeader(t *testing.T) {
-	enc := respond.NewEncoders(codec.JSON)
-	for accept, want := range map[string]bool{"": true, "application/json": true, "*/*;q=0.1": true, "text/html": false, "application/json;q=0": false} {
+// TestChosen: Chosen is nil exactly when Accept accepts none of the
+// media types, and otherwise the encoders of the one Accept prefers,
+// which Write then encodes with without reading Accept again (the
+// request below refuses everything), Vary: Accept still sent.
+func TestChosen(t *testing.T) {
+	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/x-test", Codec: codec.JSON})
+	for accept, want := range map[string]string{
+		"": "application/json", "application/json": "application/json", "*/*;q=0.1": "application/json",
+		"application/x-test": "application/x-test", "application/json;q=0.5, application/x-test": "application/x-test",
+		"text/html": "", "application/json;q=0, application/x-test;q=0": "",
+	} {
 		h := http.Header{}
 		if accept != "" {
 			h.Set("Accept", accept)
 		}
-		if got := enc.AcceptableHeader(h); got != want {
-			t.Errorf("Accept %q: %v, want %v", accept, got, want)
+		chosen := enc.Chosen(h)
+		if want == "" {
+			if chosen != nil {
+				t.Errorf("Accept %q: chose, want nil", accept)
+			}
+			continue
+		}
+		if chosen == nil || chosen.Chosen(http.Header{"Accept": {"text/html"}}) != chosen {
+			t.Fatalf("Accept %q: %v, or chose again", accept, chosen)
+		}
+		out, err := respond.Compile(reflect.TypeFor[versioned](), schema.NewRegistry("#/components/schemas/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		refusing := httptest.NewRequest("GET", "/", nil)
+		refusing.Header.Set("Accept", "text/html")
+		if err := out.Write(w, refusing, &versioned{}, http.StatusOK, chosen); err != nil {
+			t.Fatalf("Accept %q: %v", accept, err)
+		}
+		if ct := w.Header().Get("Content-Type"); ct != want || w.Header().Get("Vary") != "Accept" {
+			t.Errorf("Accept %q: Content-Type %q, Vary %q; want %q, Accept", accept, ct, w.Header().Get("Vary"), want)
 		}
 	}
 }
@@ -210,5 +237,76 @@ func TestBodyStreamerRanges(t *testing.T) {
 				t.Errorf("closing the streamed reader does not close the body")
 			}
 		})
+	}
+}
+
+// bodyHeaders is a ResponseWriter that takes an encoded body's header
+// lines (when take is set), as vane's fast engine does.
+type bodyHeaders struct {
+	*httptest.ResponseRecorder
+	take  bool
+	calls int
+	ct    []string
+}
+
+func (b *bodyHeaders) SetBodyHeader(ct []string) bool {
+	b.calls++
+	if !b.take {
+		return false
+	}
+	b.ct = ct
+	return true
+}
+
+type typedOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        struct {
+		Name string `json:"name"`
+	}
+}
+
+// TestBodyHeaderSetter: WriteRequest gives an encoded body's Content-Type
+// to a writer that takes it, instead of setting it and nosniff in the
+// header map; one that declines gets both in the map. Write never asks,
+// nor does WriteRequest when the output sets its own Content-Type.
+func TestBodyHeaderSetter(t *testing.T) {
+	reg := schema.NewRegistry("#/components/schemas/")
+	out, err := respond.Compile(reflect.TypeFor[versioned](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/x-test", Codec: codec.JSON})
+	req := &respond.Request{Method: "GET", Header: http.Header{"Accept": {"application/x-test"}}}
+	for _, take := range []bool{true, false} {
+		w := &bodyHeaders{ResponseRecorder: httptest.NewRecorder(), take: take}
+		if err := out.WriteRequest(w, req, &versioned{ETag: `"v1"`}, http.StatusOK, enc); err != nil {
+			t.Fatal(err)
+		}
+		ct, sniff := w.Header()["Content-Type"], w.Header()["X-Content-Type-Options"]
+		switch {
+		case w.calls != 1:
+			t.Errorf("take %v: %d calls, want 1", take, w.calls)
+		case take && (len(w.ct) != 1 || w.ct[0] != "application/x-test" || ct != nil || sniff != nil):
+			t.Errorf("taken: %q, header %v; want application/x-test, and neither line in the map", w.ct, w.Header())
+		case !take && (len(ct) != 1 || ct[0] != "application/x-test" || len(sniff) != 1 || sniff[0] != "nosniff"):
+			t.Errorf("declined: header %v, want the Content-Type and nosniff", w.Header())
+		}
+		if w.Body.String() != `{"name":""}` || w.Header().Get("Etag") != `"v1"` || w.Header().Get("Vary") != "Accept" {
+			t.Errorf("take %v: body %q, header %v", take, w.Body, w.Header())
+		}
+	}
+	w := &bodyHeaders{ResponseRecorder: httptest.NewRecorder(), take: true}
+	out.Write(w, httptest.NewRequest("GET", "/", nil), &versioned{}, http.StatusOK, enc)
+	if w.calls != 0 || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("Write: %d calls, header %v; want none, the Content-Type in the map", w.calls, w.Header())
+	}
+	own, err := respond.Compile(reflect.TypeFor[typedOutput](), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = &bodyHeaders{ResponseRecorder: httptest.NewRecorder(), take: true}
+	own.WriteRequest(w, &respond.Request{Method: "GET"}, &typedOutput{ContentType: "application/vnd.x+json"}, http.StatusOK, enc)
+	if w.calls != 0 || w.Header().Get("Content-Type") != "application/vnd.x+json" || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("own Content-Type: %d calls, header %v", w.calls, w.Header())
 	}
 }

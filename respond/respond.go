@@ -410,6 +410,28 @@ type BodyStreamer interface {
 	StreamBody(rd io.Reader) bool
 }
 
+// A BodyHeaderSetter is a ResponseWriter that takes the two header lines
+// sent with every encoded body, its Content-Type and
+// X-Content-Type-Options: nosniff, without their being written into its
+// Header map: vane's fast engine puts them straight into its response.
+// SetBodyHeader(ct) has the effect of Header()["Content-Type"] = ct and
+// Header()["X-Content-Type-Options"] = []string{"nosniff"}: a Header
+// call after it returns a map that holds both. It reports whether it
+// took them; when it did not, WriteRequest sets them in Header. Write
+// never calls it (net/http's writer has no such method), and
+// WriteRequest calls it only when the body's Content-Type is not one the
+// output sets itself.
+type BodyHeaderSetter interface {
+	SetBodyHeader(contentType []string) bool
+}
+
+// setBodyHeader gives w the body's header lines when it is a
+// BodyHeaderSetter that takes them.
+func setBodyHeader(w http.ResponseWriter, ct []string) bool {
+	bh, ok := w.(BodyHeaderSetter)
+	return ok && bh.SetBodyHeader(ct)
+}
+
 // WriteRequest is Write for a request given as a Request; req nil is no
 // request (as Write's req nil).
 func (o *Output) WriteRequest(w http.ResponseWriter, req *Request, out any, status int, enc *Encoders) error {
@@ -444,11 +466,14 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 			status = s
 		}
 	}
-	chosen := 0
-	if o.bodyKind == outJSON && (hr != nil || req != nil) && !operation.NoBody(status) {
-		// A response without a body is never refused for its media type.
-		if chosen = enc.negotiate(requestHeader(hr, req)["Accept"]); chosen < 0 {
-			return ErrNotAcceptable
+	chosen := enc.fixed // chosen before (Encoders.Chosen), or -1
+	if chosen < 0 {
+		chosen = 0
+		if o.bodyKind == outJSON && (hr != nil || req != nil) && !operation.NoBody(status) {
+			// A response without a body is never refused for its media type.
+			if chosen = enc.negotiate(requestHeader(hr, req)["Accept"]); chosen < 0 {
+				return ErrNotAcceptable
+			}
 		}
 	}
 	hdr := w.Header()
@@ -582,9 +607,14 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		return fmt.Errorf("encoding the response body: %w", err)
 	}
 	if !o.ctHeader || hdr["Content-Type"] == nil || chosen != 0 {
-		hdr["Content-Type"] = enc.ct[chosen] // the output's own Content-Type stands for the default encoding
+		// The output's own Content-Type stands for the default encoding.
+		if hr != nil || !setBodyHeader(w, enc.ct[chosen]) {
+			hdr["Content-Type"] = enc.ct[chosen]
+			hdr["X-Content-Type-Options"] = nosniff
+		}
+	} else {
+		hdr["X-Content-Type-Options"] = nosniff
 	}
-	hdr["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // a failed write means the client went away
 	if buf != nil && cap(body) <= maxPooledBody {

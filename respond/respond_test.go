@@ -211,19 +211,24 @@ func TestVaryAccept(t *testing.T) {
 	}
 }
 
-func ExampleEncoders_Acceptable() {
+func ExampleEncoders_Chosen() {
 	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/cbor", Codec: codec.JSON})
-	for _, accept := range []string{"", "application/*", "text/html"} {
+	for _, accept := range []string{"", "application/*", "application/cbor", "text/html"} {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
-		fmt.Printf("%q %v\n", accept, enc.Acceptable(req))
+		if chosen := enc.Chosen(req.Header); chosen == nil {
+			fmt.Printf("%q: 406, %s\n", accept, enc.NotAcceptable())
+		} else {
+			fmt.Printf("%q: %s\n", accept, chosen.MediaType())
+		}
 	}
 	// Output:
-	// "" true
-	// "application/*" true
-	// "text/html" false
+	// "": application/json
+	// "application/*": application/json
+	// "application/cbor": application/cbor
+	// "text/html": 406, none of the media types in Accept can be sent; this operation answers with application/json, application/cbor
 }
 
 func ExampleOutput_Negotiated() {
