@@ -3,26 +3,33 @@ package codec
 import (
 	"encoding"
 	"encoding/json"
-	"github.com/vane-http/vane/internal/addr"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vane-http/vane/internal/addr"
 )
 
 // A FlatEncoder appends the JSON encoding of the struct at p (of the type
-// it was compiled for) to dst, byte for byte as encoding/json and the JSON
-// codec write it.
-type FlatEncoder func(dst []byte, p addr.Addr) []byte
+// it was compiled for) to dst, byte for byte as encoding/json writes it,
+// and reports true; or reports false, having appended part of it, when a
+// value has no JSON encoding (a float that is NaN or infinite), which
+// encoding/json and the JSON codec refuse with an error.
+type FlatEncoder func(dst []byte, p addr.Addr) ([]byte, bool)
 
 // CompileFlat returns an encoder for values of the struct type t when t is
-// flat: its exported fields are booleans, integers or strings (named types
-// of those kinds included), with json tags that give at most a name, "-"
-// or omitempty, and neither t nor any field's type has a method that
+// flat: its exported fields are booleans, integers, floats, strings or
+// slices of strings (named types of those kinds included), with json tags
+// that give at most a name, "-" or omitempty, and neither t nor any
+// field's type (nor a slice's element type) has a method that
 // encoding/json would call (MarshalJSON, MarshalText). A small answer (an
-// ID, a greeting) is most of what typed operations send, and such a
-// struct's encoding needs no reflection: its keys are written in advance
-// and its values appended from their offsets. Otherwise ok is false.
+// ID, a greeting, a record of a few scalars and tags) is most of what
+// typed operations send, and such a struct's encoding needs no
+// reflection: its keys are written in advance and its values appended
+// from their offsets. Otherwise ok is false.
 func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 	if t.Kind() != reflect.Struct || hasMarshalMethod(t) {
 		return nil, false
@@ -71,7 +78,12 @@ func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 		switch k {
 		case reflect.Bool, reflect.String,
 			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+		case reflect.Slice:
+			if e := f.Type.Elem(); e.Kind() != reflect.String || hasMarshalMethod(e) {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}
@@ -81,7 +93,7 @@ func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 		key, _ := json.Marshal(name)
 		fields = append(fields, field{key: string(key) + ":", offset: f.Offset, kind: k, omitEmpty: omit})
 	}
-	return func(dst []byte, p addr.Addr) []byte {
+	return func(dst []byte, p addr.Addr) ([]byte, bool) {
 		dst = append(dst, '{')
 		first := true
 		for i := range fields {
@@ -120,10 +132,63 @@ func CompileFlat(t reflect.Type) (enc FlatEncoder, ok bool) {
 				dst = strconv.AppendUint(dst, uint64(*addr.As[uint32](q)), 10)
 			case reflect.Uint64:
 				dst = strconv.AppendUint(dst, *addr.As[uint64](q), 10)
+			case reflect.Float32:
+				var ok bool
+				if dst, ok = appendFloat(dst, float64(*addr.As[float32](q)), 32); !ok {
+					return dst, false
+				}
+			case reflect.Float64:
+				var ok bool
+				if dst, ok = appendFloat(dst, *addr.As[float64](q), 64); !ok {
+					return dst, false
+				}
+			case reflect.Slice:
+				dst = appendStrings(dst, *addr.As[[]string](q))
 			}
 		}
-		return append(dst, '}')
+		return append(dst, '}'), true
 	}, true
+}
+
+// appendFloat appends f, a float of the given bits (32 or 64), as
+// encoding/json writes one: the shortest decimal that reads back as f,
+// in exponent form below 1e-6 and from 1e21 on (ES6's number to string,
+// an exponent without padding); false for NaN and the infinities, which
+// JSON has no number for.
+func appendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		// float32's cutoffs compared as float32, where they round.
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if n := len(dst); format == 'e' && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		// e-07 is written e-7.
+		dst[n-2] = dst[n-1]
+		dst = dst[:n-1]
+	}
+	return dst, true
+}
+
+// appendStrings appends a slice of strings: null when nil, else an
+// array of the quoted strings.
+func appendStrings(dst []byte, list []string) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuoted(dst, s)
+	}
+	return append(dst, ']')
 }
 
 var (
@@ -152,9 +217,16 @@ func plainName(s string) bool {
 }
 
 // isZero reports whether the value of kind k at q is its kind's zero, as
-// omitempty tests it.
+// omitempty tests it: a float equal to 0 (-0 too), a slice of no
+// elements.
 func isZero(k reflect.Kind, q addr.Addr) bool {
 	switch k {
+	case reflect.Slice:
+		return len(*addr.As[[]string](q)) == 0
+	case reflect.Float32:
+		return *addr.As[float32](q) == 0
+	case reflect.Float64:
+		return *addr.As[float64](q) == 0
 	case reflect.Bool:
 		return !*addr.As[bool](q)
 	case reflect.String:
@@ -177,8 +249,26 @@ func isZero(k reflect.Kind, q addr.Addr) bool {
 // \u0026 (safe in HTML), U+2028 and U+2029 escaped (safe in JavaScript),
 // and each byte of invalid UTF-8 as \ufffd.
 func appendQuoted(dst []byte, s string) []byte {
+	// Most strings need no escape: found so, they are copied in one go.
+	i := skipPlain(s, 0)
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		n := len(dst)
+		dst = slices.Grow(dst, len(s)+2)[:n+len(s)+2]
+		dst[n] = '"'
+		copy(dst[n+1:], s)
+		dst[len(dst)-1] = '"'
+		return dst
+	}
+	return appendEscaped(append(dst, '"'), s)
+}
+
+// appendEscaped is appendQuoted of a string that needs an escape, its
+// opening quote appended.
+func appendEscaped(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
 	start := 0
 	// Words of plain bytes are skipped whole; from a word that holds
 	// something else, the bytes are looked at one by one up to the next
@@ -232,6 +322,14 @@ func appendQuoted(dst []byte, s string) []byte {
 func plainByte(c byte) bool {
 	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 }
+
+// plain is plainByte of each byte.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = plainByte(byte(c))
+	}
+	return t
+}()
 
 // skipPlain returns the offset, from i on, of the first 8-byte word of s
 // holding a byte that is not plainByte, or of the last bytes of s that

@@ -592,7 +592,12 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 	)
 	if o.flat != nil && c == codec.JSON {
 		buf = bodyBuffers.Get().(*[]byte)
-		body = o.flat((*buf)[:0], bp)
+		var ok bool
+		if body, ok = o.flat((*buf)[:0], bp); !ok {
+			// A value JSON has no encoding for (a NaN): the codec's answer,
+			// its error.
+			body, err = c.Marshal(bp.Value(o.bodyType).Addr().Interface())
+		}
 	} else if a, ok := c.(codec.Appender); ok {
 		buf = bodyBuffers.Get().(*[]byte)
 		body, err = a.AppendMarshal((*buf)[:0], bp.Value(o.bodyType).Addr().Interface())
