@@ -149,6 +149,18 @@ type echo struct {
 	Text string `json:"text"`
 }
 
+// ratio is a flat output with a float and a string slice: encoded from
+// offsets, and by the codec when the float has no JSON form.
+type ratioIn struct {
+	X float64 `path:"x"`
+}
+
+type ratioOut struct {
+	Ratio float64  `json:"ratio"`
+	Parts []string `json:"parts"`
+	Empty []string `json:"empty,omitempty"`
+}
+
 var modified = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func differentialRouter() *vane.Router {
@@ -169,6 +181,9 @@ func differentialRouter() *vane.Router {
 		return &in.Body, nil
 	})
 	vane.Delete(r, "/items/{id}", func(ctx context.Context, in *filesIn2) (*struct{}, error) { return nil, nil })
+	vane.Get(r, "/ratio/{x}", func(ctx context.Context, in *ratioIn) (*ratioOut, error) {
+		return &ratioOut{Ratio: 1 / in.X, Parts: strings.Split(fmt.Sprint(in.X), ".")}, nil
+	})
 	vane.Post(r, "/forms", func(ctx context.Context, in *formIn) (*formOut, error) {
 		out := &formOut{Name: in.Body.Name, Count: in.Body.Count}
 		if f := in.Body.File; f != nil {
@@ -262,6 +277,9 @@ func differentialCorpus() map[string]string {
 		"get if-match fails":       req("GET", "/items/7", "", auth, `If-Match: "v1"`),
 		"get not acceptable":       req("GET", "/items/7", "", auth, "Accept: text/html"),
 		"get accept json":          req("GET", "/items/7", "", auth, "Accept: text/html, application/json;q=0.5"),
+		"flat float":               req("GET", "/ratio/8", ""),
+		"flat float exponent":      req("GET", "/ratio/1e300", ""),
+		"flat float infinite":      req("GET", "/ratio/0", ""),
 		"create":                   req("POST", "/items?dry=true", `{"name":"rex","email":"a@b.example","tags":["x"],"extra":{"k":[1,2]}}`, json),
 		"create invalid":           req("POST", "/items", `{"name":"","email":"nope","tags":["a","b","c","d"]}`, json),
 		"create mistyped":          req("POST", "/items", `{"name":1,"tags":"x"}`, json),
