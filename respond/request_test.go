@@ -151,10 +151,7 @@ func TestChosen(t *testing.T) {
 		if chosen == nil || chosen.Chosen(http.Header{"Accept": {"text/html"}}) != chosen {
 			t.Fatalf("Accept %q: %v, or chose again", accept, chosen)
 		}
-		out, err := respond.Compile(reflect.TypeFor[versioned](), schema.NewRegistry("#/components/schemas/"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := compileOut[versioned](t)
 		w := httptest.NewRecorder()
 		refusing := httptest.NewRequest("GET", "/", nil)
 		refusing.Header.Set("Accept", "text/html")
@@ -270,11 +267,7 @@ type typedOutput struct {
 // header map; one that declines gets both in the map. Write never asks,
 // nor does WriteRequest when the output sets its own Content-Type.
 func TestBodyHeaderSetter(t *testing.T) {
-	reg := schema.NewRegistry("#/components/schemas/")
-	out, err := respond.Compile(reflect.TypeFor[versioned](), reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := compileOut[versioned](t)
 	enc := respond.NewEncoders(codec.JSON, respond.Encoder{MediaType: "application/x-test", Codec: codec.JSON})
 	req := &respond.Request{Method: "GET", Header: http.Header{"Accept": {"application/x-test"}}}
 	for _, take := range []bool{true, false} {
@@ -300,10 +293,7 @@ func TestBodyHeaderSetter(t *testing.T) {
 	if w.calls != 0 || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("Write: %d calls, header %v; want none, the Content-Type in the map", w.calls, w.Header())
 	}
-	own, err := respond.Compile(reflect.TypeFor[typedOutput](), reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := compileOut[typedOutput](t)
 	w = &bodyHeaders{ResponseRecorder: httptest.NewRecorder(), take: true}
 	own.WriteRequest(w, &respond.Request{Method: "GET"}, &typedOutput{ContentType: "application/vnd.x+json"}, http.StatusOK, enc)
 	if w.calls != 0 || w.Header().Get("Content-Type") != "application/vnd.x+json" || w.Header().Get("X-Content-Type-Options") != "nosniff" {
