@@ -262,21 +262,21 @@ func appendQuoted(dst []byte, s string) []byte {
 		dst[len(dst)-1] = '"'
 		return dst
 	}
-	return appendEscaped(append(dst, '"'), s)
+	return appendEscaped(append(dst, '"'), s, i)
 }
 
 // appendEscaped is appendQuoted of a string that needs an escape, its
-// opening quote appended.
-func appendEscaped(dst []byte, s string) []byte {
+// opening quote appended, from i on: the bytes before i are plain.
+func appendEscaped(dst []byte, s string, i int) []byte {
 	const hexDigits = "0123456789abcdef"
 	start := 0
 	// Words of plain bytes are skipped whole; from a word that holds
 	// something else, the bytes are looked at one by one up to the next
 	// escape or multi-byte rune, after which words are tried again.
-	for i := skipPlain(s, 0); i < len(s); i = skipPlain(s, i) {
+	for ; i < len(s); i = skipPlain(s, i) {
 		c := s[i]
-		if plainByte(c) {
-			for i++; i < len(s) && plainByte(s[i]); i++ {
+		if plain[c] {
+			for i++; i < len(s) && plain[s[i]]; i++ {
 			}
 			continue
 		}
@@ -318,21 +318,17 @@ func appendEscaped(dst []byte, s string) []byte {
 	return append(append(dst, s[start:]...), '"')
 }
 
-// plainByte reports whether appendQuoted copies c as it is.
-func plainByte(c byte) bool {
-	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-}
-
-// plain is plainByte of each byte.
+// plain marks the bytes appendQuoted copies as they are: printable
+// ASCII but '"', '\\', '<', '>' and '&'.
 var plain = func() (t [256]bool) {
-	for c := range t {
-		t[c] = plainByte(byte(c))
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
 	return t
 }()
 
 // skipPlain returns the offset, from i on, of the first 8-byte word of s
-// holding a byte that is not plainByte, or of the last bytes of s that
+// holding a byte that is not plain, or of the last bytes of s that
 // do not fill a word: where appendQuoted's byte-by-byte loop resumes. Each word is read as one little-endian load (the compiler
 // makes the eight byte loads one), and each test is exact for "some byte
 // is": (v - 0x01…) &^ v & 0x80… is non-zero exactly when some byte of v
