@@ -185,6 +185,28 @@ func headers(t *testing.T, s *target) {
 			wantProblem(t, "GET "+p+" with only weights out of the grammar", s.do(t, "GET", p, nil, "Accept: application/json;q=2, image/png;q=high"), 406)
 			wantStatus(t, "GET "+p+" with */* beside them", s.do(t, "GET", p, nil, "Accept: application/json;q=2, image/png;q=high, */*;q=0.1"), 200)
 		}
+		// Accept split across field lines is one list (RFC 9110 section
+		// 5.3), negotiated once before the handler and not again when the
+		// answer is written: a JSON range in the second line chooses
+		// JSON; lines that accept nothing are a 406 before anything
+		// changes, a write included.
+		res3 := s.do(t, "GET", path(id), nil, "Accept: text/html", "Accept: application/json;q=0.5")
+		wantStatus(t, "Accept in two lines, JSON in the second", res3, 200)
+		if ct := res3.header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("Accept in two lines: Content-Type %q, want application/json", ct)
+		}
+		before := s.do(t, "GET", path(id), nil)
+		refused := s.do(t, "PUT", path(id), []byte(`{"name":"`+s.name("Refused")+`","species":"dog"}`),
+			"Content-Type: application/json", s.auth(), "Accept: text/html", "Accept: application/xml")
+		wantProblem(t, "PUT whose Accept lines accept nothing", refused, 406)
+		after := s.do(t, "GET", path(id), nil)
+		if before.header.Get("Etag") != after.header.Get("Etag") || string(before.body) != string(after.body) {
+			t.Errorf("a PUT refused 406 changed the pet: %s then %s", before, after)
+		}
+		head := s.do(t, "HEAD", path(id), nil, "Accept: application/xml")
+		if head.status != 406 || len(head.body) != 0 {
+			t.Errorf("HEAD with Accept: application/xml: %d with %d body bytes, want 406 and none", head.status, len(head.body))
+		}
 	})
 
 	t.Run("every answer says nosniff", func(t *testing.T) {
