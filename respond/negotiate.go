@@ -24,7 +24,7 @@ type Encoders struct {
 	// chosen is the Encoders of each media type with that one already
 	// chosen (Chosen), which Write then takes without reading Accept;
 	// fixed is the index of that one, -1 in e itself.
-	chosen []*Encoders
+	chosen []Encoders
 	fixed  int
 }
 
@@ -37,10 +37,11 @@ func NewEncoders(json codec.Codec, more ...Encoder) *Encoders {
 		e.types = append(e.types, x.MediaType)
 		e.ct = append(e.ct, []string{x.MediaType})
 	}
-	for i := range e.list {
-		c := *e
+	e.chosen = make([]Encoders, len(e.list))
+	for i := range e.chosen {
+		c := &e.chosen[i]
+		*c = *e
 		c.fixed, c.chosen = i, nil
-		e.chosen = append(e.chosen, &c)
 	}
 	return e
 }
@@ -69,7 +70,7 @@ func (e *Encoders) Chosen(h http.Header) *Encoders {
 	if i < 0 {
 		return nil
 	}
-	return e.chosen[i]
+	return &e.chosen[i]
 }
 
 // ErrNotAcceptable is Write's error when no media type the operation can
