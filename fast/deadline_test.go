@@ -33,7 +33,7 @@ func TestLazyDeadlineCount(t *testing.T) {
 		server, client := net.Pipe()
 		defer client.Close()
 		cc := &countConn{Conn: server}
-		c := &peerConn{Conn: cc, set: &connSet{}}
+		c := newPeerConn(cc, "", &connSet{}, nil)
 		defer c.Close()
 		go func() {
 			buf := make([]byte, 1)
@@ -88,7 +88,7 @@ func TestLazyDeadlineCount(t *testing.T) {
 // the other end, both closed when the test ends.
 func pipeConn(t *testing.T) (*peerConn, net.Conn) {
 	server, client := net.Pipe()
-	c := &peerConn{Conn: server, set: &connSet{}}
+	c := newPeerConn(server, "", &connSet{}, nil)
 	t.Cleanup(func() { c.Close(); client.Close() })
 	return c, client
 }

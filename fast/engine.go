@@ -121,7 +121,16 @@ func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
 	return st
 }
 
-// handle is fasthttp's handler: every request the engine reads.
+// serve is fasthttp's handler: every request the engine reads, handled,
+// and its connection told that the answer follows.
+func (s *server) serve(c *fasthttp.RequestCtx) {
+	s.handle(c)
+	if pc, ok := c.Conn().(*peerConn); ok {
+		pc.answered()
+	}
+}
+
+// handle serves the request c.
 func (s *server) handle(c *fasthttp.RequestCtx) {
 	st := s.stateOf(c)
 	st.read(c, s.base)

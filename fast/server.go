@@ -111,6 +111,7 @@ func limitOf[T time.Duration | int64](v, def T) T {
 // it.
 type fastEngine struct {
 	fs       *fasthttp.Server
+	limits   timeouts // applied by each connection, not by fs
 	maxConns int
 	stop     chan struct{} // closed when shutdown begins: event streams end
 	once     sync.Once
@@ -169,10 +170,16 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 	if bodyLimit == 0 {
 		bodyLimit = 1<<31 - 1
 	}
+	// The header, idle and write deadlines are the connections' own
+	// (deadline.go); fasthttp, given none, reads no clock for them.
+	idle := limitOf(srv.IdleTimeout, vane.DefaultIdleTimeout)
+	if idle == 0 {
+		idle = headerTimeout // fasthttp's wait without IdleTimeout: its ReadTimeout, the headers'
+	}
+	e.limits = timeouts{header: headerTimeout, idle: idle, write: limitOf(srv.WriteTimeout, vane.DefaultWriteTimeout)}
 	e.fs = &fasthttp.Server{
-		Handler:      s.handle,
+		Handler:      s.serve,
 		ErrorHandler: s.errorHandler,
-		ReadTimeout:  headerTimeout,
 		HeaderReceived: func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 			if s.limit > 0 && int64(h.ContentLength()) > s.limit {
 				// fasthttp reads the first bytes of a body before the
@@ -189,8 +196,6 @@ func newEngine(ctx context.Context, srv *vane.Server, opts []Option) (*fastEngin
 			}
 			return fasthttp.RequestConfig{ReadTimeout: readTimeout}
 		},
-		WriteTimeout:                  limitOf(srv.WriteTimeout, vane.DefaultWriteTimeout),
-		IdleTimeout:                   limitOf(srv.IdleTimeout, vane.DefaultIdleTimeout),
 		ReadBufferSize:                maxHeader,
 		MaxRequestBodySize:            bodyLimit,
 		StreamRequestBody:             true,
@@ -233,7 +238,7 @@ func (s *server) report(strict bool) error {
 // first (fasthttp's Shutdown returns at once when its Serve has not begun,
 // and its Serve then never ends: the listener closed here ends it).
 func (e *fastEngine) Serve(ln net.Listener) error {
-	l := &listener{Listener: ln, conns: &e.conns, max: e.maxConns}
+	l := &listener{Listener: ln, conns: &e.conns, max: e.maxConns, limits: &e.limits}
 	e.mu.Lock()
 	e.ln = l
 	e.mu.Unlock()
@@ -300,6 +305,9 @@ func (s *server) errorHandler(c *fasthttp.RequestCtx, err error) {
 	}
 	writeProblem(c, problem.New(status, detail))
 	lingerAfter(c)
+	if pc, ok := c.Conn().(*peerConn); ok {
+		pc.answered()
+	}
 }
 
 // fasthttpLogger sends fasthttp's own records to the server's logger, at
@@ -315,9 +323,10 @@ func (f fasthttpLogger) Printf(format string, args ...any) {
 // for Close.
 type listener struct {
 	net.Listener
-	conns *connSet
-	max   int
-	once  sync.Once
+	conns  *connSet
+	max    int
+	limits *timeouts // each connection's deadlines
+	once   sync.Once
 }
 
 // Close closes the listener once; a second Close (fasthttp's, after the
@@ -338,7 +347,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			go refuse(c)
 			continue
 		}
-		pc := &peerConn{Conn: c, peer: c.RemoteAddr().String(), set: l.conns}
+		pc := newPeerConn(c, c.RemoteAddr().String(), l.conns, l.limits)
 		l.conns.add(pc)
 		return pc, nil
 	}
@@ -354,7 +363,7 @@ func refuse(c net.Conn) {
 	c.SetDeadline(time.Now().Add(lingerTime))
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n"+
 		"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(overloaded), overloaded)
-	pc := &peerConn{Conn: c, set: &connSet{}}
+	pc := newPeerConn(c, "", &connSet{}, nil)
 	pc.linger.Store(true)
 	pc.Close()
 }
@@ -366,9 +375,16 @@ type peerConn struct {
 	set    *connSet
 	closed atomic.Bool
 	linger atomic.Bool // closed after an answer to a request whose body was left unread
-	read   lazyDeadline
-	write  lazyDeadline
-	st     *state // the scratch of the request being served (stateOf)
+	// The deadlines (deadline.go): the server's timeouts (nil: none of
+	// the connection's own), the origin of the connection's clock, the
+	// deadlines held and asked for, and whether the next read is the wait
+	// for a request.
+	limits   *timeouts
+	start    time.Time
+	read     lazyDeadline
+	write    lazyDeadline
+	waitNext atomic.Bool
+	st       *state // the scratch of the request being served (stateOf)
 }
 
 // Close closes the connection; one closed after an answer to a request
