@@ -142,9 +142,9 @@ func TestServerDeadlines(t *testing.T) {
 	vane.Get(r, "/ping", func(ctx context.Context, in *struct{}) (*pingOut, error) { return &pingOut{true}, nil })
 	srv := &vane.Server{Handler: r, ReadHeaderTimeout: headerT, IdleTimeout: idleT, WriteTimeout: writeT,
 		Logger: slog.New(slog.DiscardHandler)}
-	// serve serves one connection in the bubble; its client's end, and
-	// the server's answers as they are read.
-	serve := func(t *testing.T) (net.Conn, <-chan *http.Response, <-chan error) {
+	// start serves one connection in the bubble: its client's end, and
+	// the server's end of serving it.
+	start := func(t *testing.T) (net.Conn, <-chan error) {
 		e, err := newEngine(context.Background(), srv, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -154,7 +154,14 @@ func TestServerDeadlines(t *testing.T) {
 		}
 		server, client := net.Pipe()
 		pc := newPeerConn(server, "192.0.2.1:9", &e.conns, &e.limits)
-		go e.fs.ServeConn(pc)
+		served := make(chan error, 1)
+		go func() { served <- e.fs.ServeConn(pc) }()
+		t.Cleanup(func() { client.Close(); e.Close() })
+		return client, served
+	}
+	// serve is start with the server's answers read as they come.
+	serve := func(t *testing.T) (net.Conn, <-chan *http.Response, <-chan error) {
+		client, _ := start(t)
 		answers := make(chan *http.Response, 4)
 		ended := make(chan error, 1)
 		go func() {
@@ -169,8 +176,29 @@ func TestServerDeadlines(t *testing.T) {
 				answers <- res
 			}
 		}()
-		t.Cleanup(func() { client.Close(); e.Close() })
 		return client, answers, ended
+	}
+	// answered408 checks that no answer came d - 1ns from now, and a 408
+	// at d.
+	answered408 := func(t *testing.T, answers <-chan *http.Response, d time.Duration) {
+		t.Helper()
+		time.Sleep(d - time.Nanosecond)
+		synctest.Wait()
+		select {
+		case res := <-answers:
+			t.Fatalf("answered %d early", res.StatusCode)
+		default:
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		select {
+		case res := <-answers:
+			if res.StatusCode != http.StatusRequestTimeout {
+				t.Fatalf("answered %d; want 408", res.StatusCode)
+			}
+		default:
+			t.Fatal("no answer at the deadline")
+		}
 	}
 	get := "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
 	t.Run("idle", func(t *testing.T) {
@@ -203,22 +231,71 @@ func TestServerDeadlines(t *testing.T) {
 			<-answers
 			time.Sleep(idleT - time.Second) // long past the first headers' deadline
 			io.WriteString(client, "GET /ping HTTP/1.1\r\n")
-			time.Sleep(headerT - time.Nanosecond)
+			answered408(t, answers, headerT)
+		})
+	})
+	t.Run("headers trickled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			client, answers, _ := serve(t)
+			io.WriteString(client, get)
+			<-answers
+			time.Sleep(time.Minute)
+			// A byte a second, never the end of the headers: each byte
+			// moves nothing, the headers are due ReadHeaderTimeout after
+			// the first.
+			stop := make(chan struct{})
+			go func() {
+				for _, b := range []byte("GET /ping HTTP/1.1\r\nHost: x\r\nX-Slow: ") {
+					if _, err := client.Write([]byte{b}); err != nil {
+						return
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Second):
+					}
+				}
+			}()
+			answered408(t, answers, headerT)
+			close(stop)
+		})
+	})
+	t.Run("pipelined headers unfinished", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			// A second request's first bytes sent with the first: the
+			// read for the rest is the wait for the next request, and its
+			// headers are cut at IdleTimeout after the answer, as a wait
+			// with no byte would be (a client holds the connection no
+			// longer than by waiting and then sending slowly).
+			client, answers, _ := serve(t)
+			io.WriteString(client, get+"GET /ping HTTP/1.1\r\n")
+			if res := <-answers; res.StatusCode != 200 {
+				t.Fatalf("first request: %d", res.StatusCode)
+			}
+			answered408(t, answers, idleT)
+		})
+	})
+	t.Run("answer not read", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			client, served := start(t)
+			io.WriteString(client, get) // and its answer never read
+			synctest.Wait()
+			time.Sleep(writeT - time.Nanosecond)
 			synctest.Wait()
 			select {
-			case res := <-answers:
-				t.Fatalf("answered %d before ReadHeaderTimeout", res.StatusCode)
+			case err := <-served:
+				t.Fatalf("the connection ended before WriteTimeout: %v", err)
 			default:
 			}
 			time.Sleep(time.Nanosecond)
 			synctest.Wait()
 			select {
-			case res := <-answers:
-				if res.StatusCode != http.StatusRequestTimeout {
-					t.Fatalf("answered %d; want 408", res.StatusCode)
+			case err := <-served:
+				if !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("the connection ended with %v; want its write deadline exceeded", err)
 				}
 			default:
-				t.Fatal("no answer at ReadHeaderTimeout")
+				t.Fatal("the connection is served past WriteTimeout with its answer unread")
 			}
 		})
 	})
