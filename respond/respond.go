@@ -76,6 +76,9 @@ type Output struct {
 	// flat encodes a JSON body of a flat struct type (codec.CompileFlat)
 	// as the JSON codec would, without it; nil for any other body.
 	flat codec.FlatEncoder
+	// plain: the output is its flat JSON body and nothing else (no
+	// Status, header or cookie field), which writeFlat writes.
+	plain bool
 }
 
 const (
@@ -129,6 +132,7 @@ func Compile(t reflect.Type, reg *schema.Registry) (*Output, error) {
 	if o.bodyKind == outJSON && o.bodyType != nil {
 		o.flat, _ = codec.CompileFlat(o.bodyType)
 	}
+	o.plain = o.flat != nil && !o.hasStatus && len(o.headers) == 0 && len(o.cookies) == 0
 	return o, nil
 }
 
@@ -446,6 +450,53 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
 	p := addr.OfValue(reflect.ValueOf(out))
+	if o.plain && len(enc.list) == 1 && enc.list[0].Codec == codec.JSON {
+		if done, err := o.writeFlat(w, hr, req, p, status, enc); done {
+			return err
+		}
+	}
+	return o.writeAny(w, hr, req, p, status, enc)
+}
+
+// writeFlat is write for a plain output (o.plain) of one encoder, JSON:
+// the body from the flat encoder, Content-Type and nosniff; in one place,
+// apart from writeAny's other cases, since most operations answer so.
+// done is false when the flat encoder declined the value (a NaN) and
+// nothing was written: writeAny answers with the codec's error.
+func (o *Output) writeFlat(w http.ResponseWriter, hr *http.Request, req *Request, p addr.Addr, status int, enc *Encoders) (done bool, err error) {
+	noBody := operation.NoBody(status)
+	if enc.fixed < 0 && !noBody && (hr != nil || req != nil) && enc.negotiate(requestHeader(hr, req)["Accept"]) < 0 {
+		// A response without a body is never refused for its media type.
+		return true, ErrNotAcceptable
+	}
+	if noBody {
+		// 204, 205 and 304 carry no body, whatever the output holds.
+		w.Header()["X-Content-Type-Options"] = nosniff
+		w.WriteHeader(status)
+		return true, nil
+	}
+	buf := bodyBuffers.Get().(*[]byte)
+	body, ok := o.flat((*buf)[:0], p.Field(o.bodyOff))
+	if !ok {
+		bodyBuffers.Put(buf)
+		return false, nil
+	}
+	if hr != nil || !setBodyHeader(w, enc.ct[0]) {
+		hdr := w.Header()
+		hdr["Content-Type"] = enc.ct[0]
+		hdr["X-Content-Type-Options"] = nosniff
+	}
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // a failed write means the client went away
+	if cap(body) <= maxPooledBody {
+		*buf = body[:0] // Write does not keep what it is given
+		bodyBuffers.Put(buf)
+	}
+	return true, nil
+}
+
+// writeAny is write for any output.
+func (o *Output) writeAny(w http.ResponseWriter, hr *http.Request, req *Request, p addr.Addr, status int, enc *Encoders) error {
 	var rd io.Reader // a reader body, nil for any other
 	if o.bodyKind == outReader || o.bodyKind == outReaderValue {
 		if rd = o.reader(p); rd != nil {
