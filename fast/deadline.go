@@ -108,7 +108,16 @@ func (c *peerConn) after(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	return c.now() + int64(d)
+	return deadlineAt(c.now(), d)
+}
+
+// deadlineAt is the deadline d after now on a connection's clock; 0
+// (none) when d is.
+func deadlineAt(now int64, d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return now + int64(d)
 }
 
 // clockOf is t on the connection's clock: 0 for the zero time, 1 (passed)
@@ -171,7 +180,8 @@ func (c *peerConn) answered() {
 
 // Read reads from the connection. The first read after an answer waits
 // for the next request, under the idle deadline; once it brings the
-// request's first bytes the header deadline starts. (A request that
+// request's first bytes the header deadline starts, and a write deadline
+// for what is written before the answer. (A request that
 // follows in the same packets, pipelined, needs no read to begin; when
 // its headers need one, that read is taken as the wait: a client holds
 // the connection no longer that way than by waiting.) A read that a
@@ -191,7 +201,12 @@ func (c *peerConn) Read(p []byte) (int, error) {
 			err = nil
 		}
 		if waiting && n > 0 {
-			c.setRead(c.after(c.limits.header))
+			// The request has begun: its headers are due, and what is
+			// written before its answer (100 Continue) is under a write
+			// deadline of its own, not the last answer's.
+			now := c.now()
+			c.setRead(deadlineAt(now, c.limits.header))
+			c.setWrite(deadlineAt(now, c.limits.write))
 		}
 		return n, err
 	}

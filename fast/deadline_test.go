@@ -499,6 +499,29 @@ func TestServerDeadlines(t *testing.T) {
 			answered408(t, answers, limitsT.idle)
 		})
 	})
+	t.Run("100-continue after WriteTimeout", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			// A kept-alive connection reused past the last answer's write
+			// deadline: the interim 100 Continue is written under a
+			// deadline of this request's, not that one.
+			client, answers, ended := serve(t)
+			io.WriteString(client, get)
+			<-answers
+			time.Sleep(limitsT.write + limitsT.write/2)
+			io.WriteString(client, "GET /ping HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+			synctest.Wait()
+			select {
+			case res := <-answers:
+				if res.StatusCode != http.StatusContinue {
+					t.Fatalf("answered %d; want 100 first", res.StatusCode)
+				}
+			case err := <-ended:
+				t.Fatalf("the connection ended: %v", err)
+			default:
+				t.Fatal("no 100 Continue")
+			}
+		})
+	})
 	t.Run("answer not read", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			client, served := start(t)

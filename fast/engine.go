@@ -125,6 +125,11 @@ func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
 // and its connection told that the answer follows.
 func (s *server) serve(c *fasthttp.RequestCtx) {
 	s.handle(c)
+	answered(c)
+}
+
+// answered tells c's connection that its answer follows (peerConn.answered).
+func answered(c *fasthttp.RequestCtx) {
 	if pc, ok := c.Conn().(*peerConn); ok {
 		pc.answered()
 	}

@@ -305,9 +305,7 @@ func (s *server) errorHandler(c *fasthttp.RequestCtx, err error) {
 	}
 	writeProblem(c, problem.New(status, detail))
 	lingerAfter(c)
-	if pc, ok := c.Conn().(*peerConn); ok {
-		pc.answered()
-	}
+	answered(c)
 }
 
 // fasthttpLogger sends fasthttp's own records to the server's logger, at
