@@ -209,12 +209,15 @@ func (p *param) set(s string, dst addr.Addr) error {
 		*addr.As[string](dst) = s
 		return nil
 	case fastInt64, fastInt:
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return intErr(err, 64)
-		}
-		if !canonicalInt(s) {
-			return errIntSpelling
+		v, ok := smallDecimal(s)
+		if !ok {
+			var err error
+			if v, err = strconv.ParseInt(s, 10, 64); err != nil {
+				return intErr(err, 64)
+			}
+			if !canonicalInt(s) {
+				return errIntSpelling
+			}
 		}
 		if p.fast == fastInt64 {
 			*addr.As[int64](dst) = v
@@ -554,7 +557,7 @@ func (b *Binder) base(ptr any, what string) addr.Addr {
 	if reflect.TypeOf(ptr) != b.ptrType {
 		panic(fmt.Sprintf("bind: %s called with %T, want *%v", what, ptr, b.typ))
 	}
-	return addr.OfValue(reflect.ValueOf(ptr))
+	return addr.OfPointer(ptr) // its type is b.ptrType, a pointer
 }
 
 // fastKind tells which types param.set handles inline: the plain kinds

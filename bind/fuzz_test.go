@@ -259,7 +259,8 @@ func FuzzMediaType(f *testing.F) {
 // that value.
 func FuzzIntegerSpelling(f *testing.F) {
 	for _, s := range []string{"0", "-0", "01", "+1", "-1", "007", "127", "128", "-128", "-129", "255", "256", "9223372036854775807",
-		"-9223372036854775808", "18446744073709551615", "1_0", "0x10", " 1", "1 ", "", "-", "+", "١"} {
+		"-9223372036854775808", "18446744073709551615", "1_0", "0x10", " 1", "1 ", "", "-", "+", "١",
+		"999999999999999999", "9999999999999999999", "10000000000000000000", "09", "1a", "1/"} {
 		f.Add(s)
 	}
 	kinds := []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[int8](), reflect.TypeFor[int16](), reflect.TypeFor[int32](), reflect.TypeFor[int64](),

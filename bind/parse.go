@@ -177,6 +177,24 @@ func canonicalInt(s string) bool {
 	return false // '+'
 }
 
+// smallDecimal parses s when it is a non-negative integer of at most 18
+// digits in canonicalInt's spelling, which cannot overflow an int64: the
+// usual path parameter or query value, without strconv's general
+// handling. ok is false for anything else, which strconv then judges.
+func smallDecimal(s string) (v int64, ok bool) {
+	if len(s) == 0 || len(s) > 18 || s[0] == '0' && len(s) > 1 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(d)
+	}
+	return v, true
+}
+
 // errIntSpelling is the message for an integer spelled another way than
 // canonicalInt's.
 var errIntSpelling = parseErr("expected an integer in its one spelling: no + sign, no leading zeros, 0 rather than -0")

@@ -449,7 +449,7 @@ func (o *Output) write(w http.ResponseWriter, hr *http.Request, req *Request, ou
 	if reflect.TypeOf(out) != o.ptrType {
 		panic(fmt.Sprintf("respond: Write called with %T, want %v", out, o.ptrType))
 	}
-	p := addr.OfValue(reflect.ValueOf(out))
+	p := addr.OfPointer(out) // its type is o.ptrType, a pointer
 	if o.plain && len(enc.list) == 1 && enc.list[0].Codec == codec.JSON {
 		if done, err := o.writeFlat(w, hr, req, p, status, enc); done {
 			return err

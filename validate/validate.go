@@ -271,7 +271,7 @@ func (v *Validator) pointer(ptr any, method string) addr.Addr {
 	if reflect.TypeOf(ptr) != v.ptrType {
 		panic(fmt.Sprintf("validate: %s called with %T, want *%v", method, ptr, v.typ))
 	}
-	return addr.OfValue(reflect.ValueOf(ptr))
+	return addr.OfPointer(ptr) // its type is v.ptrType, a pointer
 }
 
 // Validate checks *ptr, which must be a pointer to the validator's type, and
