@@ -34,8 +34,10 @@ fuzz:
 #                BENCHMARKS.md; about 28 minutes on 2 cores, plus the large-API workload's
 #                (about an hour, most of it Huma registering 20,000 operations; its programs
 #                with 512 and 4,096 types build once, then come from the Go build cache)
-#   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the server on CPU 0
-#                and wrk on CPU 1: 6 rounds (ROUNDS=n), then BENCHMARKS.md; about 16 minutes
+#   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the servers on CPU 0
+#                and wrk on CPU 1: 6 rounds (ROUNDS=n), each server measured in 5 slices
+#                (SLICES=n; 1: one run per server, the servers in turn) interleaved with
+#                the others', then BENCHMARKS.md; about 16 minutes
 #   bench-quick  CI: the correctness check and one short round of everything (the large-API
 #                workload at 100 and 1,000 operations); report under bench/results/quick/
 bench:
@@ -44,8 +46,8 @@ bench:
 
 bench-e2e:
 	bench/setup
-	cd bench && VANE_BENCH_VIA="make bench-e2e ROUNDS=$(or $(ROUNDS),6)" \
-		go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),6)
+	cd bench && VANE_BENCH_VIA="make bench-e2e ROUNDS=$(or $(ROUNDS),6) SLICES=$(or $(SLICES),5)" \
+		go run ./cmd/report -e2e -e2e-rounds $(or $(ROUNDS),6) -e2e-slices $(or $(SLICES),5)
 
 bench-quick:
 	cd bench && go vet ./... && go test -count=1 ./... && go run ./cmd/report -quick

@@ -1,10 +1,14 @@
 // Package e2e runs the end-to-end workload: in each of several rounds,
-// each implementation of the service serves on 127.0.0.1 in turn, is
-// checked to answer correctly, warmed up, and loaded by wrk for a fixed
-// time; then it is stopped. The server runs on one CPU and wrk on another
-// (taskset), so that the load generator never competes with the server.
-// The order is rotated each round (report.RoundOrder); the report pairs
-// the rounds into ratios. Only loopback addresses are used, every run is
+// each implementation of the service serves on 127.0.0.1, is checked to
+// answer correctly, warmed up, and loaded by wrk for a fixed time; then
+// it is stopped. The servers run on one CPU and wrk on another (taskset),
+// so that the load generator never competes with a server. The order is
+// rotated each round (report.RoundOrder); the report pairs the rounds
+// into ratios. With Options.Slices above 1 a round's servers run at once
+// and each is measured in slices taken in turn with the others', so that
+// the two servers of a ratio are measured over the same stretch of the
+// machine's time, not minutes apart; otherwise they run one after
+// another. Only loopback addresses are used, every run is
 // bounded in time, and every server is stopped at the end, whatever
 // happens. Nothing here installs anything: wrk and FastAPI's environment
 // come from bench/setup, and a missing one is named with how to get it.
@@ -38,12 +42,18 @@ type Options struct {
 	Stamp            string // names the run's files (a UTC time stamp)
 	Duration, Warmup time.Duration
 	Conns, Threads   int
-	Rounds           int      // every server measured once per round; 1 when < 1
-	ServerCPU        int      // the CPU every server runs on
-	WrkCPU           int      // the CPU wrk runs on
-	Venv             string   // FastAPI's Python environment (made by bench/setup)
-	Only             []string // implementations to run (net/http or net-http); all when empty
-	Log              io.Writer
+	Rounds           int // every server measured once per round; 1 when < 1
+	// Slices, when above 1, interleaves a round's measurements: all its
+	// servers run at once, idle but for the one wrk loads, and each is
+	// measured in Slices slices of Duration/Slices (whole seconds), the
+	// servers' slices taken in turn (measureInterleaved). Otherwise each
+	// server is started, measured for Duration and stopped in turn.
+	Slices    int
+	ServerCPU int      // the CPU every server runs on
+	WrkCPU    int      // the CPU wrk runs on
+	Venv      string   // FastAPI's Python environment (made by bench/setup)
+	Only      []string // implementations to run (net/http or net-http); all when empty
+	Log       io.Writer
 }
 
 // Server is one implementation of the service.
@@ -112,6 +122,11 @@ func Run(o Options) (*report.E2E, error) {
 	if o.ServerCPU == o.WrkCPU {
 		return nil, fmt.Errorf("the servers and wrk must run on different CPUs (both %d)", o.ServerCPU)
 	}
+	if o.Slices > 1 {
+		if slice := o.Duration / time.Duration(o.Slices); slice < time.Second || slice%time.Second != 0 {
+			return nil, fmt.Errorf("%d slices of %s: wrk measures whole seconds, so the duration must be a multiple of the slices in seconds", o.Slices, o.Duration)
+		}
+	}
 	if err := os.MkdirAll("bin", 0o755); err != nil {
 		return nil, err
 	}
@@ -126,13 +141,14 @@ func Run(o Options) (*report.E2E, error) {
 		Stamp:         o.Stamp,
 		Tool:          wrkVersion(wrk),
 		ServerCommand: strings.Join(pinned(o.ServerCPU, "env", "GOMAXPROCS=1", "bin/serve", "-impl", "NAME", "-addr", "127.0.0.1:PORT"), " "),
-		Command:       strings.Join(pinned(o.WrkCPU, append([]string{"wrk"}, wrkArgs(o, o.Duration, true, "http://127.0.0.1:PORT"+Path)...)...), " "),
+		Command:       strings.Join(pinned(o.WrkCPU, append([]string{"wrk"}, wrkArgs(o, o.Duration/time.Duration(max(o.Slices, 1)), true, "http://127.0.0.1:PORT"+Path)...)...), " "),
 		Pinning:       fmt.Sprintf("Each server ran on CPU %d alone, Go servers with GOMAXPROCS=1 (FastAPI: one uvicorn worker), and wrk on CPU %d alone, so that the load generator never takes the server's CPU", o.ServerCPU, o.WrkCPU),
 		Warmup:        o.Warmup.String(),
 		Duration:      o.Duration.String(),
 		Threads:       o.Threads,
 		Conns:         o.Conns,
 		Rounds:        o.Rounds,
+		Slices:        max(o.Slices, 1),
 	}
 	res.Command = strings.Replace(res.Command, "-H Authorization: "+Auth, "-H 'Authorization: "+Auth+"'", 1)
 	// An interrupt stops the server being measured (it runs in its own
@@ -186,14 +202,32 @@ func Run(o Options) (*report.E2E, error) {
 		order := report.RoundOrder(runnable, round, o.Rounds)
 		res.Orders = append(res.Orders, order)
 		logf("round %d/%d: %s", round+1, o.Rounds, strings.Join(order, ", "))
-		for pos, name := range order {
-			if ctx.Err() != nil {
-				return res, errors.New("interrupted: every server stopped")
+		rawFile := func(name string) string {
+			return filepath.Join(o.Dir, fmt.Sprintf("e2e-%s-r%d-%s.txt", o.Stamp, round+1, safe(name)))
+		}
+		measured := map[string]report.E2EResult{}
+		if o.Slices > 1 {
+			var servers []Server
+			for _, name := range order {
+				servers = append(servers, byName[name])
 			}
-			s := byName[name]
-			raw := filepath.Join(o.Dir, fmt.Sprintf("e2e-%s-r%d-%s.txt", o.Stamp, round+1, safe(name)))
-			logf("round %d/%d, %s: starting", round+1, o.Rounds, name)
-			m := measure(ctx, s, wrk, o, raw, logf)
+			logf("round %d/%d: all %d servers at once, measurements interleaved", round+1, o.Rounds, len(servers))
+			measured = measureInterleaved(ctx, servers, wrk, o, rawFile, logf)
+		} else {
+			for _, name := range order {
+				if ctx.Err() != nil {
+					return res, errors.New("interrupted: every server stopped")
+				}
+				logf("round %d/%d, %s: starting", round+1, o.Rounds, name)
+				measured[name] = measure(ctx, byName[name], wrk, o, rawFile(name), logf)
+			}
+		}
+		if ctx.Err() != nil {
+			return res, errors.New("interrupted: every server stopped")
+		}
+		for pos, name := range order {
+			m := measured[name]
+			raw := rawFile(name)
 			x := report.E2ERound{Round: round + 1, Position: pos + 1, Status: m.Status, Reason: m.Reason,
 				Requests: m.Requests, ReqPerSec: m.ReqPerSec, AvgMs: m.AvgMs, P99Ms: m.P99Ms,
 				TransferMB: m.TransferMB, Errors: m.Errors}
@@ -206,9 +240,6 @@ func Run(o Options) (*report.E2E, error) {
 				logf("round %d/%d, %s: %s: %s", round+1, o.Rounds, name, x.Status, x.Reason)
 			}
 			rounds[name] = append(rounds[name], x)
-		}
-		if ctx.Err() != nil {
-			return res, errors.New("interrupted: every server stopped")
 		}
 		took := time.Since(started)
 		left := took / time.Duration(round+1) * time.Duration(o.Rounds-round-1)
@@ -252,11 +283,140 @@ func safe(name string) string { return strings.NewReplacer("/", "-", " ", "-").R
 
 // measure runs one server: start, check, warm up, load, stop.
 func measure(ctx context.Context, s Server, wrk string, o Options, rawFile string, logf func(string, ...any)) report.E2EResult {
+	sv, r := start(ctx, s, o)
+	if sv == nil {
+		return r
+	}
+	defer sv.stop()
+	logf("%s: warming up for %s", s.Name, o.Warmup)
+	if _, _, err := sv.load(ctx, wrk, o, o.Warmup, false); err != nil {
+		r.Reason = "warm-up: " + err.Error()
+		return r
+	}
+	logf("%s: measuring for %s", s.Name, o.Duration)
+	parsed, out, err := sv.load(ctx, wrk, o, o.Duration, true)
+	os.WriteFile(rawFile, []byte(out), 0o644)
+	if err != nil {
+		r.Reason = err.Error()
+		return r
+	}
+	parsed.Name, parsed.Status = s.Name, "ok"
+	return parsed
+}
+
+// measureInterleaved runs one round of the servers in order with their
+// measurements interleaved: every server is started, checked and warmed
+// up, then each is loaded for o.Duration in o.Slices slices, the slices
+// of all servers taken in turn (the order rotated by one each pass), so
+// that a burst of load from elsewhere on the machine falls on every
+// server of the round alike; then all are stopped. A server's result
+// is its slices together (combineSlices); its raw file holds every
+// slice's wrk output.
+func measureInterleaved(ctx context.Context, order []Server, wrk string, o Options, rawFile func(name string) string, logf func(string, ...any)) map[string]report.E2EResult {
+	results := map[string]report.E2EResult{}
+	var live []*running
+	defer func() {
+		for _, sv := range live {
+			sv.stop()
+		}
+	}()
+	for _, s := range order {
+		logf("%s: starting", s.Name)
+		sv, r := start(ctx, s, o)
+		if sv == nil {
+			results[s.Name] = r
+			continue
+		}
+		live = append(live, sv)
+	}
+	warm := live[:0:0]
+	for _, sv := range live {
+		logf("%s: warming up for %s", sv.name, o.Warmup)
+		if _, _, err := sv.load(ctx, wrk, o, o.Warmup, false); err != nil {
+			results[sv.name] = report.E2EResult{Name: sv.name, Status: "failed", Reason: "warm-up: " + err.Error()}
+			continue
+		}
+		warm = append(warm, sv)
+	}
+	slice := o.Duration / time.Duration(o.Slices)
+	parts := map[string][]report.E2EResult{}
+	raw := map[string]*strings.Builder{}
+	failed := map[string]string{}
+	logf("measuring %d servers for %s each, in %d slices of %s taken in turn", len(warm), o.Duration, o.Slices, slice)
+	for k := 0; k < o.Slices && ctx.Err() == nil; k++ {
+		for j := range warm {
+			sv := warm[(j+k)%len(warm)]
+			if failed[sv.name] != "" {
+				continue
+			}
+			parsed, out, err := sv.load(ctx, wrk, o, slice, true)
+			if raw[sv.name] == nil {
+				raw[sv.name] = &strings.Builder{}
+			}
+			fmt.Fprintf(raw[sv.name], "# slice %d of %d\n%s\n", k+1, o.Slices, out)
+			if err != nil {
+				failed[sv.name] = fmt.Sprintf("slice %d of %d: %v", k+1, o.Slices, err)
+				continue
+			}
+			parts[sv.name] = append(parts[sv.name], parsed)
+		}
+	}
+	for _, sv := range warm {
+		if b := raw[sv.name]; b != nil {
+			os.WriteFile(rawFile(sv.name), []byte(b.String()), 0o644)
+		}
+		switch {
+		case failed[sv.name] != "":
+			results[sv.name] = report.E2EResult{Name: sv.name, Status: "failed", Reason: failed[sv.name]}
+		case len(parts[sv.name]) < o.Slices:
+			results[sv.name] = report.E2EResult{Name: sv.name, Status: "failed", Reason: "interrupted"}
+		default:
+			r := combineSlices(parts[sv.name])
+			r.Name, r.Status = sv.name, "ok"
+			results[sv.name] = r
+		}
+	}
+	return results
+}
+
+// combineSlices is one measurement made of slices of equal length:
+// requests, transfer and errors are summed (transfer and requests per
+// second averaged), the average latency weighted by requests, and p99
+// the largest of the slices' (a percentile of the whole cannot be had
+// from theirs; the largest never understates it).
+func combineSlices(parts []report.E2EResult) report.E2EResult {
+	var r report.E2EResult
+	var weighted float64
+	for _, p := range parts {
+		r.Requests += p.Requests
+		r.ReqPerSec += p.ReqPerSec / float64(len(parts))
+		r.TransferMB += p.TransferMB / float64(len(parts))
+		r.Errors += p.Errors
+		weighted += p.AvgMs * float64(p.Requests)
+		r.P99Ms = max(r.P99Ms, p.P99Ms)
+	}
+	if r.Requests > 0 {
+		r.AvgMs = weighted / float64(r.Requests)
+	}
+	return r
+}
+
+// running is a server started, pinned, answering and checked.
+type running struct {
+	name, url string
+	cmd       *exec.Cmd
+	exited    chan struct{} // closed when its process has ended
+}
+
+// start starts s on a free loopback port pinned to o.ServerCPU and
+// checks its answer. When it cannot be measured it returns nil and the
+// result saying why, the server stopped.
+func start(ctx context.Context, s Server, o Options) (*running, report.E2EResult) {
 	r := report.E2EResult{Name: s.Name, Status: "failed"}
 	addr, err := freeAddr()
 	if err != nil {
 		r.Reason = err.Error()
-		return r
+		return nil, r
 	}
 	argv := pinned(o.ServerCPU, s.Command(addr)...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -266,42 +426,34 @@ func measure(ctx context.Context, s Server, wrk string, o Options, rawFile strin
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		r.Reason = err.Error()
-		return r
+		return nil, r
 	}
-	defer stop(cmd)
-
-	url := "http://" + addr + Path
-	if err := waitReady(ctx, url, 30*time.Second); err != nil {
+	sv := &running{name: s.Name, url: "http://" + addr + Path, cmd: cmd, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(sv.exited) }()
+	if err := waitReady(ctx, sv.url, 30*time.Second, sv.exited); err != nil {
+		sv.stop()
 		r.Reason = fmt.Sprintf("did not answer: %v %s", err, lastLine(stderr.String()))
-		return r
+		return nil, r
 	}
-	if err := CheckAnswer(url); err != nil {
+	if err := CheckAnswer(sv.url); err != nil {
+		sv.stop()
 		r.Status, r.Reason = report.StateWrong, err.Error()
-		return r
+		return nil, r
 	}
-	load := func(d time.Duration, latency bool) []string {
-		return pinned(o.WrkCPU, append([]string{wrk}, wrkArgs(o, d, latency, url)...)...)
-	}
-	logf("%s: warming up for %s", s.Name, o.Warmup)
-	if _, err := runBounded(ctx, load(o.Warmup, false), o.Warmup+30*time.Second); err != nil {
-		r.Reason = "warm-up: " + err.Error()
-		return r
-	}
-	logf("%s: measuring for %s", s.Name, o.Duration)
-	argv = load(o.Duration, true)
-	out, err := runBounded(ctx, argv, o.Duration+30*time.Second)
-	os.WriteFile(rawFile, []byte(strings.Join(argv, " ")+"\n"+out), 0o644)
+	return sv, r
+}
+
+// load runs wrk against the server for d and parses its report; out is
+// the command line and wrk's output.
+func (sv *running) load(ctx context.Context, wrk string, o Options, d time.Duration, latency bool) (report.E2EResult, string, error) {
+	argv := pinned(o.WrkCPU, append([]string{wrk}, wrkArgs(o, d, latency, sv.url)...)...)
+	out, err := runBounded(ctx, argv, d+30*time.Second)
+	out = strings.Join(argv, " ") + "\n" + out
 	if err != nil {
-		r.Reason = "wrk: " + err.Error()
-		return r
+		return report.E2EResult{}, out, fmt.Errorf("wrk: %w", err)
 	}
-	parsed, err := ParseWrk(out)
-	if err != nil {
-		r.Reason = err.Error()
-		return r
-	}
-	parsed.Name, parsed.Status = s.Name, "ok"
-	return parsed
+	r, err := ParseWrk(out)
+	return r, out, err
 }
 
 func lastLine(s string) string {
@@ -319,27 +471,29 @@ func freeAddr() (string, error) {
 }
 
 // stop ends the server's process group: SIGTERM, then SIGKILL after 5s.
-func stop(cmd *exec.Cmd) {
-	if cmd.Process == nil {
-		return
-	}
-	pgid := cmd.Process.Pid
+func (sv *running) stop() {
+	pgid := sv.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-sv.exited:
 	case <-time.After(5 * time.Second):
 		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
+		<-sv.exited
 	}
 }
 
-func waitReady(ctx context.Context, url string, limit time.Duration) error {
+// waitReady waits until url answers, for at most limit, and gives up at
+// once when the server's process has exited.
+func waitReady(ctx context.Context, url string, limit time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(limit)
 	c := &http.Client{Timeout: time.Second}
 	var last error
 	for time.Now().Before(deadline) && ctx.Err() == nil {
+		select {
+		case <-exited:
+			return errors.New("the server exited")
+		default:
+		}
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Header.Set("Authorization", Auth)
 		resp, err := c.Do(req)

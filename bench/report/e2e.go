@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 )
 
 // NetHTTPPeers are the end-to-end servers built on net/http that vane must
@@ -148,6 +149,15 @@ func (e *E2E) byName() map[string]E2EResult {
 	return m
 }
 
+// sliceLength is the length of one slice of a server's measurement.
+func (e *E2E) sliceLength() string {
+	d, err := time.ParseDuration(e.Duration)
+	if err != nil || e.Slices < 1 {
+		return "?"
+	}
+	return (d / time.Duration(e.Slices)).String()
+}
+
 func (r *Report) e2e(b *strings.Builder) {
 	b.WriteString("## End to end over loopback\n\n")
 	e := r.E2E
@@ -166,8 +176,13 @@ func (r *Report) e2e(b *strings.Builder) {
 	if e.Pinning != "" {
 		fmt.Fprintf(b, "%s. ", strings.TrimSuffix(e.Pinning, "."))
 	}
-	fmt.Fprintf(b, "%d %s, each measuring every server once (started, checked, warmed up, measured, stopped), the order rotated each round. Req/s is the median over the rounds, with the range; *vane ÷ it* is the ratio of vane's requests per second to the server's, taken round by round, its median and 95%% interval: above 1, vane serves more. Errors are summed over the rounds.\n\n",
-		e.Rounds, plural(e.Rounds, "round", "rounds"))
+	if e.Slices > 1 {
+		fmt.Fprintf(b, "%d %s. In each, every server is started, checked and warmed up; then each is measured for %s in %d slices of %s, the slices of all the servers taken in turn (one server loaded while the others wait idle, the order rotated by one each pass), so that a burst of load from elsewhere on the machine falls on every server of the round alike; then all are stopped. The order is rotated each round. Per round, a server's req/s is the mean of its slices', its p99 the largest of theirs. Req/s",
+			e.Rounds, plural(e.Rounds, "round", "rounds"), e.Duration, e.Slices, e.sliceLength())
+	} else {
+		fmt.Fprintf(b, "%d %s, each measuring every server once (started, checked, warmed up, measured, stopped), the order rotated each round. Req/s", e.Rounds, plural(e.Rounds, "round", "rounds"))
+	}
+	fmt.Fprintf(b, " is the median over the rounds, with the range; *vane ÷ it* is the ratio of vane's requests per second to the server's, taken round by round, its median and 95%% interval: above 1, vane serves more. Errors are summed over the rounds.\n\n")
 	by := e.byName()
 	vane := by["vane"].Stat()
 	best := 0.0
@@ -237,8 +252,12 @@ func (r *Report) e2e(b *strings.Builder) {
 		fmt.Fprintf(b, "%s\n\n", e.Versions)
 	}
 	if e.ReportCommand != "" {
-		fmt.Fprintf(b, "Figures made by `%s`, which in each round, for each server, runs `%s`, then wrk twice (the warm-up, then the measurement): `%s`. wrk's output of every round: `%s`.\n\n",
-			e.ReportCommand, e.ServerCommand, e.Command, benchPath(path.Join(e.rawDir(), "e2e-"+e.Stamp+"-r<round>-<server>.txt")))
+		runs := "then wrk twice (the warm-up, then the measurement)"
+		if e.Slices > 1 {
+			runs = fmt.Sprintf("then wrk once to warm it up and %d times to measure it, each slice", e.Slices)
+		}
+		fmt.Fprintf(b, "Figures made by `%s`, which in each round, for each server, runs `%s`, %s: `%s`. wrk's output of every round: `%s`.\n\n",
+			e.ReportCommand, e.ServerCommand, runs, e.Command, benchPath(path.Join(e.rawDir(), "e2e-"+e.Stamp+"-r<round>-<server>.txt")))
 	} else {
 		fmt.Fprintf(b, "Command: `%s`, %d times per server (one per round).\n\n", e.Command, e.Rounds)
 	}

@@ -106,6 +106,7 @@ type E2E struct {
 	Threads       int
 	Conns         int
 	Rounds        int
+	Slices        int        // each server's measurement in a round: Slices wrk runs of Duration/Slices, interleaved with the other servers' (0 or 1: one run of Duration, the servers in turn)
 	Orders        [][]string // the order of each round
 	Results       []E2EResult
 }

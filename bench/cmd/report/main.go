@@ -48,6 +48,7 @@ func main() {
 		e2eDur    = flag.Duration("e2e-duration", 10*time.Second, "wrk duration per server and round")
 		e2eWarm   = flag.Duration("e2e-warmup", 3*time.Second, "wrk warm-up per server and round")
 		e2eRounds = flag.Int("e2e-rounds", 6, "end-to-end rounds: every server measured once per round, the order rotated")
+		e2eSlices = flag.Int("e2e-slices", 1, "when above 1, every server of a round runs at once and is measured in this many slices of -e2e-duration, the servers' slices taken in turn (a multiple of whole seconds)")
 		e2eConns  = flag.Int("e2e-conns", 10, "wrk connections")
 		e2eThr    = flag.Int("e2e-threads", 1, "wrk threads (wrk runs on one CPU)")
 		serverCPU = flag.Int("e2e-server-cpu", 0, "the CPU the end-to-end servers run on")
@@ -102,7 +103,7 @@ func main() {
 
 	if *runE2E {
 		if err := endToEnd(resultsDir, e2e.Options{
-			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr, Rounds: *e2eRounds,
+			Dir: resultsDir, Duration: *e2eDur, Warmup: *e2eWarm, Conns: *e2eConns, Threads: *e2eThr, Rounds: *e2eRounds, Slices: *e2eSlices,
 			ServerCPU: *serverCPU, WrkCPU: *wrkCPU, Only: splitList(*e2eOnly), Log: os.Stderr,
 		}, commandLine()); err != nil {
 			log.Fatal(err)
