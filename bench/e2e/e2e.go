@@ -339,42 +339,49 @@ func measureInterleaved(ctx context.Context, order []Server, wrk string, o Optio
 		warm = append(warm, sv)
 	}
 	slice := o.Duration / time.Duration(o.Slices)
-	parts := map[string][]report.E2EResult{}
-	raw := map[string]*strings.Builder{}
-	failed := map[string]string{}
+	// sliced is a server's measurement so far: its slices' results, the
+	// wrk output of each, and why it stopped, if it did.
+	type sliced struct {
+		parts  []report.E2EResult
+		raw    strings.Builder
+		failed string
+	}
+	of := map[string]*sliced{}
+	for _, sv := range warm {
+		of[sv.name] = &sliced{}
+	}
 	logf("measuring %d servers for %s each, in %d slices of %s taken in turn", len(warm), o.Duration, o.Slices, slice)
 	for k := 0; k < o.Slices && ctx.Err() == nil; k++ {
 		for j := range warm {
 			sv := warm[(j+k)%len(warm)]
-			if failed[sv.name] != "" {
+			m := of[sv.name]
+			if m.failed != "" {
 				continue
 			}
 			parsed, out, err := sv.load(ctx, wrk, o, slice, true)
-			if raw[sv.name] == nil {
-				raw[sv.name] = &strings.Builder{}
-			}
-			fmt.Fprintf(raw[sv.name], "# slice %d of %d\n%s\n", k+1, o.Slices, out)
+			fmt.Fprintf(&m.raw, "# slice %d of %d\n%s\n", k+1, o.Slices, out)
 			if err != nil {
-				failed[sv.name] = fmt.Sprintf("slice %d of %d: %v", k+1, o.Slices, err)
+				m.failed = fmt.Sprintf("slice %d of %d: %v", k+1, o.Slices, err)
 				continue
 			}
-			parts[sv.name] = append(parts[sv.name], parsed)
+			m.parts = append(m.parts, parsed)
 		}
 	}
 	for _, sv := range warm {
-		if b := raw[sv.name]; b != nil {
-			os.WriteFile(rawFile(sv.name), []byte(b.String()), 0o644)
+		m := of[sv.name]
+		if m.raw.Len() > 0 {
+			os.WriteFile(rawFile(sv.name), []byte(m.raw.String()), 0o644)
 		}
+		r := report.E2EResult{Name: sv.name, Status: "failed", Reason: m.failed}
 		switch {
-		case failed[sv.name] != "":
-			results[sv.name] = report.E2EResult{Name: sv.name, Status: "failed", Reason: failed[sv.name]}
-		case len(parts[sv.name]) < o.Slices:
-			results[sv.name] = report.E2EResult{Name: sv.name, Status: "failed", Reason: "interrupted"}
+		case m.failed != "":
+		case len(m.parts) < o.Slices:
+			r.Reason = "interrupted"
 		default:
-			r := combineSlices(parts[sv.name])
+			r = combineSlices(m.parts)
 			r.Name, r.Status = sv.name, "ok"
-			results[sv.name] = r
 		}
+		results[sv.name] = r
 	}
 	return results
 }

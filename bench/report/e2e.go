@@ -171,7 +171,7 @@ func (r *Report) e2e(b *strings.Builder) {
 	case e.Commit != "" && (r.Meta.Commit == "" || !e.Tree.Clean()):
 		fmt.Fprintf(b, "Measured at vane commit %s.\n\n", e.Tree.Describe(e.Commit))
 	}
-	fmt.Fprintf(b, "The service of the Huma seed, `GET /items/{id}` with an `Authorization` header, a query parameter and a JSON response, served by each implementation in turn on 127.0.0.1 and loaded by wrk (%d %s, %d connections, %s after a %s warm-up). Run %s; %s. ",
+	fmt.Fprintf(b, "The service of the Huma seed, `GET /items/{id}` with an `Authorization` header, a query parameter and a JSON response, served by each implementation on 127.0.0.1 and loaded by wrk (%d %s, %d connections, %s after a %s warm-up). Run %s; %s. ",
 		e.Threads, plural(e.Threads, "thread", "threads"), e.Conns, e.Duration, e.Warmup, e.Date, e.Tool)
 	if e.Pinning != "" {
 		fmt.Fprintf(b, "%s. ", strings.TrimSuffix(e.Pinning, "."))
