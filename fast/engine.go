@@ -124,8 +124,43 @@ func (s *server) stateOf(c *fasthttp.RequestCtx) *state {
 // serve is fasthttp's handler: every request the engine reads, handled,
 // and its connection told that the answer follows.
 func (s *server) serve(c *fasthttp.RequestCtx) {
-	s.handle(c)
+	st := s.stateOf(c)
+	s.handle(c, st)
 	answered(c)
+	if st.lines > maxKeptLines {
+		forget(c)
+	}
+}
+
+// maxKeptLines is the most header lines a request may have for its
+// connection to keep what reading them grew. The engine's state (the
+// lines, the header map) and fasthttp's request (the slices of its
+// header, which fasthttp keeps at their largest for the rest of the
+// connection, and then in its pool for another) grow by some 300 bytes a
+// line: kept, a request of 64 KiB of short lines would leave its
+// connection holding more than a megabyte while it stays open. Browsers
+// send some 15 to 30 lines, proxies add a few each.
+const maxKeptLines = 100
+
+// forget drops what the request c, of more than maxKeptLines header
+// lines, grew: the connection's state is made anew for its next request,
+// and the answer is handed to fasthttp as a timed-out request's, with
+// which fasthttp serves the rest of the connection from a new RequestCtx
+// and never reuses this one. An answer that is not in c's response
+// whole (a stream, a hijacked connection) cannot move: the connection is
+// closed after it instead, and c goes back to fasthttp's pool.
+func forget(c *fasthttp.RequestCtx) {
+	if pc, ok := c.Conn().(*peerConn); ok {
+		pc.st = nil
+	}
+	if c.Hijacked() || c.Response.IsBodyStream() {
+		c.SetConnectionClose()
+		return
+	}
+	if c.IsHead() {
+		c.Response.SkipBody = true // the new RequestCtx's request is not a HEAD
+	}
+	c.TimeoutErrorWithResponse(&c.Response)
 }
 
 // answered tells c's connection that its answer follows (peerConn.answered).
@@ -135,9 +170,8 @@ func answered(c *fasthttp.RequestCtx) {
 	}
 }
 
-// handle serves the request c.
-func (s *server) handle(c *fasthttp.RequestCtx) {
-	st := s.stateOf(c)
+// handle serves the request c, with its connection's state st.
+func (s *server) handle(c *fasthttp.RequestCtx, st *state) {
 	st.read(c, s.base)
 	r := &st.req
 	if s.closing() {

@@ -30,6 +30,7 @@ type state struct {
 	block  string          // the arena the header lines are in: this request's, or one before's
 	host   span            // the first Host line in block; k0 < 0: none
 	hosts  int             // Host header lines
+	lines  int             // header lines, Host and Transfer-Encoding included
 	chunk  bool            // Transfer-Encoding: chunked
 	filled bool            // header holds the lines of kvs and block (fillHeader)
 	// The header block of the request before, when scanHeaders read it
@@ -107,6 +108,7 @@ func (st *state) readLines(arena []byte, h *fasthttp.RequestHeader, raw []byte) 
 	target := len(arena)
 	// add records a header line whose key and value end the arena.
 	add := func(sp span) {
+		st.lines++
 		k := arena[sp.k0:sp.k1]
 		switch {
 		case string(k) == "Host":
@@ -148,7 +150,7 @@ func (st *state) readLines(arena []byte, h *fasthttp.RequestHeader, raw []byte) 
 func (st *state) resetLines() {
 	st.kvs = st.kvs[:0]
 	st.host = span{-1, -1, -1, -1}
-	st.chunk, st.hosts, st.filled = false, 0, false
+	st.chunk, st.hosts, st.lines, st.filled = false, 0, 0, false
 }
 
 // fillHeader fills st.header, the native path's request header, from

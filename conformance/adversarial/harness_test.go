@@ -77,6 +77,7 @@ func attack(t *testing.T, engine string) {
 		{"secrets", secrets},
 		{"downloads", downloads},
 		{"round2", round2},
+		{"memory", memory},
 	} {
 		t.Run(area.name, func(t *testing.T) { area.run(t, s) })
 	}

@@ -204,6 +204,10 @@ func (s *Service) Kill(t testing.TB) {
 	s.running = false
 }
 
+// Pid is the process ID of the running service, for a test that reads
+// what the system says of it (its memory, under /proc).
+func (s *Service) Pid() int { return s.cmd.Process.Pid }
+
 // Output returns what the service printed so far.
 func (s *Service) Output() string { return s.out.String() }
 

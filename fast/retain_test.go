@@ -1,0 +1,240 @@
+package fast
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/vane-http/vane"
+)
+
+type linesIn struct {
+	Tag string `header:"X-Tag"`
+}
+
+type linesOut struct {
+	Tag string `json:"tag"`
+}
+
+// linesRouter has a typed operation, served natively, and a plain
+// handler, served through the adapter; both answer the X-Tag header.
+func linesRouter() *vane.Router {
+	r := vane.New()
+	vane.Get(r, "/typed", func(ctx context.Context, in *linesIn) (*linesOut, error) {
+		return &linesOut{Tag: in.Tag}, nil
+	})
+	r.HandleFunc(http.MethodGet, "/plain", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, r.Header.Get("X-Tag"))
+	})
+	return r
+}
+
+// manyLines is a request for path with n header lines besides Host and
+// X-Tag: tag, each line a few bytes, as an attacker packs them.
+func manyLines(method, path, tag string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: x\r\nX-Tag: %s\r\n", method, path, tag)
+	for i := range n {
+		fmt.Fprintf(&b, "X%04d: v\r\n", i)
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// TestManyLinesServed: a request of many header lines is answered as any
+// other, on both paths, HEAD without a body, and its connection goes on
+// serving the requests after it, which see their own lines alone: sent
+// one at a time, and pipelined.
+func TestManyLinesServed(t *testing.T) {
+	addr := serveOn(t, "fast", linesRouter(), nil)
+	check := func(t *testing.T, i int, res answer, method, tag string) {
+		t.Helper()
+		want := tag
+		if method == "HEAD" {
+			want = ""
+		}
+		if res.status != 200 || !strings.Contains(res.body, want) || (want == "") != (res.body == "") {
+			t.Errorf("answer %d: %v, want 200 with %q", i, res, want)
+		}
+		if res.header.Get("Connection") == "close" {
+			t.Errorf("answer %d closes the connection: %v", i, res)
+		}
+		if n := res.header.Get("Content-Length"); n == "" || n == "0" {
+			t.Errorf("answer %d without a length: %v", i, res)
+		}
+	}
+	steps := []struct {
+		method, tag string
+		lines       int
+	}{{"GET", "big", 3000}, {"HEAD", "head", 3000}, {"GET", "small", 2}, {"GET", "again", 3000}, {"GET", "last", 0}}
+	for _, path := range []string{"/typed", "/plain"} {
+		t.Run(path[1:]+"/in turn", func(t *testing.T) {
+			c := dial(t, addr)
+			c.c.SetDeadline(time.Now().Add(patience))
+			rd := bufio.NewReader(c.c)
+			for i, st := range steps {
+				if _, err := io.WriteString(c.c, manyLines(st.method, path, st.tag, st.lines)); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				res, err := http.ReadResponse(rd, &http.Request{Method: st.method})
+				if err != nil {
+					t.Fatalf("answer %d: %v", i, err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				check(t, i, answer{res.StatusCode, res.Header, string(b)}, st.method, st.tag)
+			}
+		})
+		t.Run(path[1:]+"/pipelined", func(t *testing.T) {
+			var raw string
+			for _, st := range steps {
+				if st.method == "GET" {
+					raw += manyLines(st.method, path, st.tag, st.lines)
+				}
+			}
+			got := exchange(t, addr, raw, 4)
+			if len(got) != 4 {
+				t.Fatalf("%d answers on one connection, want 4: %v", len(got), got)
+			}
+			for i, tag := range []string{"big", "small", "again", "last"} {
+				check(t, i, got[i], "GET", tag)
+			}
+		})
+	}
+}
+
+// TestManyLinesNotKept: a connection that has served a request of many
+// header lines does not keep what reading them grew (the engine's state,
+// fasthttp's RequestCtx) while it stays open. Kept, each of these
+// connections would hold well over a megabyte (5,000 lines); the bound is
+// a tenth of that.
+func TestManyLinesNotKept(t *testing.T) {
+	addr := serveOn(t, "fast", linesRouter(), nil)
+	const conns, lines = 8, 5000
+	cs := make([]*bufio.ReadWriter, conns)
+	open := func() {
+		for i := range cs {
+			c, err := net.DialTimeout("tcp", addr, patience)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			c.SetDeadline(time.Now().Add(4 * patience))
+			cs[i] = bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c))
+		}
+	}
+	send := func(raw string) {
+		t.Helper()
+		for i, rw := range cs {
+			rw.WriteString(raw)
+			if err := rw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := http.ReadResponse(rw.Reader, nil)
+			if err != nil {
+				t.Fatalf("connection %d: %v", i, err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || res.Close {
+				t.Fatalf("connection %d: %s, closing %v", i, res.Status, res.Close)
+			}
+		}
+	}
+	for _, path := range []string{"/typed", "/plain"} {
+		open() // connections of their own, which no request has grown
+		send(manyLines("GET", path, "small", 2))
+		before := liveHeap()
+		send(manyLines("GET", path, "big", lines))
+		send(manyLines("GET", path, "small", 2)) // the connections go on, idle
+		after := liveHeap()
+		per := (int64(after) - int64(before)) / conns
+		t.Logf("%s: %d bytes a connection kept after a request of %d lines", path, per, lines)
+		if per > 128<<10 {
+			t.Errorf("%s: each connection keeps %d bytes after a request of %d header lines, want at most %d",
+				path, per, lines, 128<<10)
+		}
+	}
+}
+
+// liveHeap is the bytes of live heap objects, after collections that
+// also empty sync.Pools.
+func liveHeap() uint64 {
+	var m runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestManyLinesRefusedNotKept: a request of many header lines that is
+// answered with an error (here a body over the limit: 413, and the
+// connection closed) leaves nothing for the connections after it:
+// fasthttp would hand its RequestCtx, grown by the lines, to the next
+// connection, which would keep it while it stays open.
+func TestManyLinesRefusedNotKept(t *testing.T) {
+	addr := serveOn(t, "fast", linesRouter(), func(s *vane.Server) { s.MaxBodyBytes = 1 << 10 })
+	const conns, lines = 8, 5000
+	idle := func() {
+		for range conns {
+			c := dial(t, addr)
+			c.c.SetDeadline(time.Now().Add(4 * patience))
+			io.WriteString(c.c, manyLines("GET", "/typed", "small", 2))
+			res, err := http.ReadResponse(c.rd, nil)
+			if err != nil || res.StatusCode != 200 {
+				t.Fatalf("small request: %v %v", res, err)
+			}
+			io.Copy(io.Discard, res.Body)
+		}
+	}
+	base := liveHeap()
+	idle()
+	between := liveHeap()
+	plain := (int64(between) - int64(base)) / conns // what a new idle connection holds
+	for range conns {
+		raw := strings.Replace(manyLines("POST", "/typed", "big", lines), "\r\n\r\n", "\r\nContent-Length: 1000000\r\n\r\n", 1)
+		got := exchange(t, addr, raw, 1)
+		if len(got) != 1 || got[0].status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("a body over the limit: %v, want 413", got)
+		}
+	}
+	idle() // at once, as an attacker would: fasthttp's pool holds what the refused requests left
+	per := (int64(liveHeap()) - int64(between)) / conns
+	t.Logf("a new idle connection holds %d bytes; %d after requests of %d lines were refused", plain, per, lines)
+	if per-plain > 64<<10 {
+		t.Errorf("a new idle connection holds %d bytes after requests of %d header lines were refused, %d before",
+			per, lines, plain)
+	}
+}
+
+// TestErrorAnswerDropsHeader: the engine's answer to a request fasthttp
+// could not read drops the request's header, whose slices a request of
+// many lines grew and fasthttp would keep in its pool with the
+// RequestCtx.
+func TestErrorAnswerDropsHeader(t *testing.T) {
+	c := costRequest("/typed")
+	var req fasthttp.Request
+	if err := req.Read(bufio.NewReaderSize(strings.NewReader(manyLines("POST", "/typed", "big", 5000)), 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	req.Header.CopyTo(&c.Request.Header)
+	before := liveHeap()
+	(&server{}).errorHandler(c, fasthttp.ErrBodyTooLarge)
+	after := liveHeap()
+	if c.Response.StatusCode() != http.StatusRequestEntityTooLarge {
+		t.Errorf("answered %d, want 413", c.Response.StatusCode())
+	}
+	runtime.KeepAlive(c)
+	if freed := int64(before) - int64(after); freed < 256<<10 {
+		t.Errorf("the answer freed %d bytes of a header of 5,000 lines, want the header's (some 500 KB)", freed)
+	}
+}
