@@ -127,28 +127,34 @@ func (s *server) serve(c *fasthttp.RequestCtx) {
 	st := s.stateOf(c)
 	s.handle(c, st)
 	answered(c)
-	if st.lines > maxKeptLines {
+	if st.lines > maxKeptLines || st.size > maxKeptBytes {
 		forget(c)
 	}
 }
 
-// maxKeptLines is the most header lines a request may have for its
-// connection to keep what reading them grew. The engine's state (the
-// lines, the header map) and fasthttp's request (the slices of its
-// header, which fasthttp keeps at their largest for the rest of the
-// connection, and then in its pool for another) grow by some 300 bytes a
-// line: kept, a request of 64 KiB of short lines would leave its
-// connection holding more than a megabyte while it stays open. Browsers
-// send some 15 to 30 lines, proxies add a few each.
-const maxKeptLines = 100
+// maxKeptLines and maxKeptBytes are the most header lines and bytes a
+// request may have for its connection to keep what reading them grew:
+// the engine's state (the lines, their arena, the header map) and
+// fasthttp's request (the slices of its header, which fasthttp keeps at
+// their largest for the rest of the connection, and then in its pool for
+// another). They grow by some 300 bytes a line and three times the
+// block's bytes: kept, a request of 64 KiB of short lines would leave its
+// connection holding more than a megabyte while it stays open, and one of
+// a 60 KB value some 180 KB. Browsers send some 15 to 30 lines and a few
+// KiB (cookies), proxies add a few lines each.
+const (
+	maxKeptLines = 100
+	maxKeptBytes = 16 << 10
+)
 
 // forget drops what the request c, of more than maxKeptLines header
-// lines, grew: the connection's state is made anew for its next request,
-// and the answer is handed to fasthttp as a timed-out request's, with
-// which fasthttp serves the rest of the connection from a new RequestCtx
-// and never reuses this one. An answer that is not in c's response
-// whole (a stream, a hijacked connection) cannot move: the connection is
-// closed after it instead, and c goes back to fasthttp's pool.
+// lines or maxKeptBytes bytes, grew: the connection's state is made anew
+// for its next request, and the answer is handed to fasthttp as a
+// timed-out request's, with which fasthttp serves the rest of the
+// connection from a new RequestCtx and never reuses this one. An answer
+// that is not in c's response whole (a stream, a hijacked connection)
+// cannot move: the connection is closed after it instead, and c goes
+// back to fasthttp's pool.
 func forget(c *fasthttp.RequestCtx) {
 	if pc, ok := c.Conn().(*peerConn); ok {
 		pc.st = nil
