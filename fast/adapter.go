@@ -148,6 +148,7 @@ type adapterWriter struct {
 	ended     chan struct{} // closed when the handler returns, after a Flush
 	sent      bool          // an event was sent
 	panicked  bool          // the handler panicked
+	big       bigBody       // the body past maxKeptBody bytes, before a Flush
 }
 
 func (w *adapterWriter) Header() http.Header { return w.header }
@@ -175,7 +176,7 @@ func (w *adapterWriter) Write(p []byte) (int, error) {
 		w.n += int64(n)
 		return n, err
 	}
-	w.c.Response.AppendBody(p)
+	w.big.write(&w.c.Response, w.n, p)
 	w.n += int64(len(p))
 	return len(p), nil
 }
@@ -244,6 +245,7 @@ func (w *adapterWriter) handlerDone(v any) {
 // finish puts the status and headers into fasthttp's response (mu held).
 func (w *adapterWriter) finish() {
 	resp := &w.c.Response
+	w.big.settle(resp)
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -259,6 +261,7 @@ func (w *adapterWriter) finish() {
 // whatever the handler writes, until it returns.
 func (w *adapterWriter) stream() {
 	w.mu.Lock()
+	w.big.settle(&w.c.Response)
 	pending := append([]byte(nil), w.c.Response.Body()...)
 	w.finish()
 	w.mu.Unlock()

@@ -3,6 +3,7 @@ package fast
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -35,8 +36,32 @@ func linesRouter() *vane.Router {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, r.Header.Get("X-Tag"))
 	})
+	vane.Get(r, "/big/typed", func(ctx context.Context, in *struct{}) (*bigOut, error) {
+		return &bigOut{Data: bigText}, nil
+	})
+	r.HandleFunc(http.MethodGet, "/big/plain", func(w http.ResponseWriter, r *http.Request) {
+		// No Content-Type: net/http sniffs it from the body. Written in
+		// pieces of 10,000 bytes, which pass maxKeptBody in the middle of
+		// one.
+		for i := 0; i < len(bigText); i += 10000 {
+			io.WriteString(w, bigText[i:min(i+10000, len(bigText))])
+		}
+	})
 	return r
 }
+
+type bigOut struct {
+	Data string `json:"data"`
+}
+
+// bigText is a body of 1 MB, each 100 bytes different.
+var bigText = func() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "<p>%095d\n", i)
+	}
+	return b.String()
+}()
 
 // manyLines is a request for path with n header lines besides Host and
 // X-Tag: tag, each line a few bytes, as an attacker packs them.
@@ -243,5 +268,82 @@ func TestErrorAnswerDropsHeader(t *testing.T) {
 	runtime.KeepAlive(c)
 	if freed := int64(before) - int64(after); freed < 256<<10 {
 		t.Errorf("the answer freed %d bytes of a header of 5,000 lines, want the header's (some 500 KB)", freed)
+	}
+}
+
+// bigJSON is /big/typed's answer, as encoding/json writes it.
+var bigJSON = func() string {
+	b, err := json.Marshal(bigOut{Data: bigText})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// TestBigBodyServed: an answer of 1 MB is sent whole and unchanged on
+// both paths, its Content-Type sniffed from it when the handler set
+// none, HEAD without a body, and the connection goes on.
+func TestBigBodyServed(t *testing.T) {
+	addr := serveOn(t, "fast", linesRouter(), nil)
+	c := dial(t, addr)
+	c.c.SetDeadline(time.Now().Add(patience))
+	for _, step := range []struct{ method, path, want, ct string }{
+		{"GET", "/big/plain", bigText, "text/html; charset=utf-8"},
+		{"GET", "/big/typed", bigJSON, "application/json"},
+		{"HEAD", "/big/plain", "", "text/html; charset=utf-8"},
+		{"GET", "/typed", `{"tag":"small"}`, "application/json"},
+		{"GET", "/big/plain", bigText, "text/html; charset=utf-8"},
+	} {
+		io.WriteString(c.c, manyLines(step.method, step.path, "small", 0))
+		res, err := http.ReadResponse(c.rd, &http.Request{Method: step.method})
+		if err != nil {
+			t.Fatalf("%s %s: %v", step.method, step.path, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 || string(b) != step.want || res.Header.Get("Content-Type") != step.ct || res.Close {
+			t.Errorf("%s %s: %d, %d bytes (want %d), Content-Type %q (want %q), closing %v",
+				step.method, step.path, res.StatusCode, len(b), len(step.want), res.Header.Get("Content-Type"), step.ct, res.Close)
+		}
+		if step.method == "HEAD" && res.ContentLength != int64(len(bigText)) {
+			t.Errorf("HEAD %s: length %d, want %d", step.path, res.ContentLength, len(bigText))
+		}
+	}
+}
+
+// TestBigBodyNotKept: a connection that has sent an answer of 1 MB does
+// not keep it (fasthttp keeps its response buffer at its largest) while
+// it stays open. Kept, each would hold 1 MB; the bound is 32 KiB.
+func TestBigBodyNotKept(t *testing.T) {
+	addr := serveOn(t, "fast", linesRouter(), nil)
+	const conns = 8
+	for _, path := range []string{"/big/typed", "/big/plain"} {
+		cs := make([]*conn, conns)
+		for i := range cs {
+			cs[i] = dial(t, addr)
+			cs[i].c.SetDeadline(time.Now().Add(4 * patience))
+		}
+		get := func(path string) {
+			t.Helper()
+			for i, c := range cs {
+				io.WriteString(c.c, manyLines("GET", path, "small", 0))
+				res, err := http.ReadResponse(c.rd, nil)
+				if err != nil {
+					t.Fatalf("connection %d: %v", i, err)
+				}
+				io.Copy(io.Discard, res.Body)
+				if res.StatusCode != 200 || res.Close {
+					t.Fatalf("connection %d: %s, closing %v", i, res.Status, res.Close)
+				}
+			}
+		}
+		get("/typed")
+		before := liveHeap()
+		get(path)
+		get("/typed") // the connections go on, idle
+		per := (int64(liveHeap()) - int64(before)) / conns
+		t.Logf("%s: %d bytes a connection kept", path, per)
+		if per > 32<<10 {
+			t.Errorf("%s: each connection keeps %d bytes after an answer of 1 MB, want at most %d", path, per, 32<<10)
+		}
 	}
 }

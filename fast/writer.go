@@ -26,6 +26,7 @@ type writer struct {
 	// X-Content-Type-Options: nosniff, and not yet in header: Header puts
 	// both there before it returns it.
 	bodyCT []string
+	big    bigBody // the body past maxKeptBody bytes
 }
 
 func (w *writer) reset(c *fasthttp.RequestCtx) {
@@ -75,7 +76,7 @@ func (w *writer) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	w.c.Response.AppendBody(p)
+	w.big.write(&w.c.Response, w.n, p)
 	w.n += int64(len(p))
 	return len(p), nil
 }
@@ -112,6 +113,7 @@ func (w *writer) Written() int64 { return w.n }
 func (w *writer) Discard() {
 	w.status, w.n, w.bodyCT = 0, 0, nil
 	clear(w.header)
+	w.big.drop()
 	w.c.Response.ResetBody()
 	if w.stream {
 		w.c.Response.SetBodyStream(nil, -1)
@@ -123,6 +125,7 @@ func (w *writer) Discard() {
 // the connection's scratch (nil: none).
 func (w *writer) finish(sc *headerScratch) {
 	resp := &w.c.Response
+	w.big.settle(resp)
 	resp.SetStatusCode(w.Status())
 	if w.bodyCT != nil {
 		if len(w.header) == 0 && len(w.bodyCT) == 1 {
