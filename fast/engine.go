@@ -127,7 +127,12 @@ func (s *server) serve(c *fasthttp.RequestCtx) {
 	st := s.stateOf(c)
 	s.handle(c, st)
 	answered(c)
-	if st.lines > maxKeptLines || st.size > maxKeptBytes {
+	if st.lines > maxKeptLines || cap(c.Request.Header.RawHeaders()) > maxKeptBytes {
+		// The request was large, or c is a RequestCtx that one was read
+		// into before (fasthttp's copy of the header block keeps its
+		// largest capacity): a request that fasthttp ended without the
+		// engine (its client closed it during the body) left c grown in
+		// fasthttp's pool for this connection.
 		forget(c)
 	}
 }

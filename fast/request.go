@@ -31,7 +31,6 @@ type state struct {
 	host   span            // the first Host line in block; k0 < 0: none
 	hosts  int             // Host header lines
 	lines  int             // header lines, Host and Transfer-Encoding included
-	size   int             // bytes of the header block
 	chunk  bool            // Transfer-Encoding: chunked
 	filled bool            // header holds the lines of kvs and block (fillHeader)
 	// The header block of the request before, when scanHeaders read it
@@ -124,7 +123,6 @@ func (st *state) readLines(arena []byte, h *fasthttp.RequestHeader, raw []byte) 
 		st.kvs = append(st.kvs, sp)
 	}
 	st.resetLines()
-	st.size = len(raw)
 	if scanHeaders(&arena, raw, add) {
 		st.repeatable = len(raw) <= maxRepeated
 		if st.repeatable {
@@ -136,7 +134,6 @@ func (st *state) readLines(arena []byte, h *fasthttp.RequestHeader, raw []byte) 
 	// which scanHeaders matches on every other block.
 	arena = arena[:target]
 	st.resetLines()
-	st.size = len(raw)
 	st.repeatable = false
 	for k, v := range h.AllInOrder() {
 		sp := span{k0: int32(len(arena))}

@@ -347,3 +347,39 @@ func TestBigBodyNotKept(t *testing.T) {
 		}
 	}
 }
+
+// TestGrownContextForgotten: a RequestCtx into which a header of more
+// than maxKeptBytes was once read (fasthttp keeps its copy of the block
+// at that capacity, and the header's other slices with it) is dropped
+// after the next request it serves, however small: fasthttp pools such a
+// context, grown, when it ends a connection without the engine (the
+// client closed it during the body), and the next connection takes it.
+func TestGrownContextForgotten(t *testing.T) {
+	h := costEngine(t, linesRouter())
+	for _, tc := range []struct {
+		what   string
+		before string // read into the context first, then reset
+		forget bool
+	}{
+		{"never grown", manyLines("GET", "/typed", "a", 2), false},
+		{"grown by a long line", strings.Replace(manyLines("POST", "/typed", "a", 0), "X-Tag: a", "X-Tag: a\r\nX-Long: "+strings.Repeat("g", 60000), 1), true},
+	} {
+		c := costRequest("/typed")
+		var req fasthttp.Request
+		if err := req.Read(bufio.NewReaderSize(strings.NewReader(tc.before), 1<<20)); err != nil {
+			t.Fatal(err)
+		}
+		req.Header.CopyTo(&c.Request.Header) // as fasthttp reads into the context
+		c.Request.Reset()
+		if err := c.Request.Read(bufio.NewReader(strings.NewReader(manyLines("GET", "/typed", "small", 2)))); err != nil {
+			t.Fatal(err)
+		}
+		h(c)
+		if got := c.LastTimeoutErrorResponse() != nil; got != tc.forget {
+			t.Errorf("%s: the context handed over: %v, want %v", tc.what, got, tc.forget)
+		}
+		if c.Response.StatusCode() != 200 || !strings.Contains(string(c.Response.Body()), "small") {
+			t.Errorf("%s: answered %d %q", tc.what, c.Response.StatusCode(), c.Response.Body())
+		}
+	}
+}
