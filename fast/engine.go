@@ -145,16 +145,16 @@ func (s *server) serve(c *fasthttp.RequestCtx) {
 // another). They grow by some 300 bytes a line and three times the
 // block's bytes: kept, a request of 64 KiB of short lines would leave its
 // connection holding more than a megabyte while it stays open, and one of
-// a 60 KB value some 180 KB. Browsers send some 15 to 30 lines and a few
+// a 60 KB value some 130 KB. Browsers send some 15 to 30 lines and a few
 // KiB (cookies), proxies add a few lines each.
 const (
 	maxKeptLines = 100
 	maxKeptBytes = 16 << 10
 )
 
-// forget drops what the request c, of more than maxKeptLines header
-// lines or maxKeptBytes bytes, grew: the connection's state is made anew
-// for its next request, and the answer is handed to fasthttp as a
+// forget drops what a large request grew in c (this one, or one read
+// into c before): the connection's state is made anew for its next
+// request, and the answer is handed to fasthttp as a
 // timed-out request's, with which fasthttp serves the rest of the
 // connection from a new RequestCtx and never reuses this one. An answer
 // that is not in c's response whole (a stream, a hijacked connection)

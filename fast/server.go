@@ -309,8 +309,8 @@ func (s *server) errorHandler(c *fasthttp.RequestCtx, err error) {
 	// fasthttp closes the connection after this answer, which it writes
 	// from c's response alone, and puts c back in its pool for another
 	// connection, which keeps it while it is open: a header grown by a
-	// request of many lines (maxKeptLines), whose lines fasthttp has
-	// already forgotten but whose slices it keeps, goes now.
+	// large request (maxKeptLines, maxKeptBytes), whose lines fasthttp
+	// has already forgotten but whose slices it keeps, goes now.
 	c.Request.Header = fasthttp.RequestHeader{}
 }
 

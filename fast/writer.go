@@ -26,7 +26,7 @@ type writer struct {
 	// X-Content-Type-Options: nosniff, and not yet in header: Header puts
 	// both there before it returns it.
 	bodyCT []string
-	big    bigBody // the body past maxKeptBody bytes
+	big    bigBody // the body past maxKeptBody bytes; empty after finish and Discard, one of which ends every request
 }
 
 func (w *writer) reset(c *fasthttp.RequestCtx) {
