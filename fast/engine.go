@@ -127,18 +127,19 @@ func (s *server) serve(c *fasthttp.RequestCtx) {
 	st := s.stateOf(c)
 	s.handle(c, st)
 	answered(c)
-	if st.lines > maxKeptLines || cap(c.Request.Header.RawHeaders()) > maxKeptBytes {
+	if h := &c.Request.Header; st.lines > maxKeptLines || cap(h.RequestURI())+cap(h.RawHeaders()) > maxKeptBytes {
 		// The request was large, or c is a RequestCtx that one was read
-		// into before (fasthttp's copy of the header block keeps its
-		// largest capacity): a request that fasthttp ended without the
-		// engine (its client closed it during the body) left c grown in
-		// fasthttp's pool for this connection.
+		// into before (fasthttp's copies of the request target and the
+		// header block keep their largest capacity): a request that
+		// fasthttp ended without the engine (its client closed it during
+		// the body) left c grown in fasthttp's pool for this connection.
 		forget(c)
 	}
 }
 
-// maxKeptLines and maxKeptBytes are the most header lines and bytes a
-// request may have for its connection to keep what reading them grew:
+// maxKeptLines and maxKeptBytes are the most header lines, and bytes of
+// request target and header block, a request may have for its connection
+// to keep what reading them grew:
 // the engine's state (the lines, their arena, the header map) and
 // fasthttp's request (the slices of its header, which fasthttp keeps at
 // their largest for the rest of the connection, and then in its pool for
