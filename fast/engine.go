@@ -143,8 +143,8 @@ func (s *server) serve(c *fasthttp.RequestCtx) {
 // the engine's state (the lines, their arena, the header map) and
 // fasthttp's request (the slices of its header, which fasthttp keeps at
 // their largest for the rest of the connection, and then in its pool for
-// another). They grow by some 300 bytes a line and three times the
-// block's bytes: kept, a request of 64 KiB of short lines would leave its
+// another). They grow by some 300 bytes a line and about twice the
+// bytes: kept, a request of 64 KiB of short lines would leave its
 // connection holding more than a megabyte while it stays open, and one of
 // a 60 KB value some 130 KB. Browsers send some 15 to 30 lines and a few
 // KiB (cookies), proxies add a few lines each.
