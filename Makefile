@@ -28,10 +28,10 @@ fuzz:
 	FUZZTIME=$(or $(FUZZTIME),20s) scripts/fuzz
 
 # Benchmarks (the separate bench/ module, bench/README.md):
-#   bench        the in-process workloads, pinned to one CPU: 20 rounds (COUNT=n) of
-#                -benchtime 150ms (BENCHTIME=d), then the large-API workload (vane and Huma at
+#   bench        the in-process workloads, pinned to one CPU: 60 rounds (COUNT=n) of
+#                -benchtime 50ms (BENCHTIME=d), then the large-API workload (vane and Huma at
 #                100 to 20,000 operations, a process each, LARGE_ROUNDS=n rounds, default 3), then
-#                BENCHMARKS.md; about 28 minutes on 2 cores, plus the large-API workload's
+#                BENCHMARKS.md; about 30 minutes on 2 cores, plus the large-API workload's
 #                (about an hour, most of it Huma registering 20,000 operations; its programs
 #                with 512 and 4,096 types build once, then come from the Go build cache)
 #   bench-e2e    bench/setup (wrk, FastAPI), then end to end under wrk, the servers on CPU 0
@@ -41,8 +41,8 @@ fuzz:
 #   bench-quick  CI: the correctness check and one short round of everything (the large-API
 #                workload at 100 and 1,000 operations); report under bench/results/quick/
 bench:
-	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),20) BENCHTIME=$(or $(BENCHTIME),150ms) LARGE_ROUNDS=$(or $(LARGE_ROUNDS),3)" \
-		go run ./cmd/report -count $(or $(COUNT),20) -benchtime $(or $(BENCHTIME),150ms) -largeapi -largeapi-rounds $(or $(LARGE_ROUNDS),3)
+	cd bench && VANE_BENCH_VIA="make bench COUNT=$(or $(COUNT),60) BENCHTIME=$(or $(BENCHTIME),50ms) LARGE_ROUNDS=$(or $(LARGE_ROUNDS),3)" \
+		go run ./cmd/report -count $(or $(COUNT),60) -benchtime $(or $(BENCHTIME),50ms) -largeapi -largeapi-rounds $(or $(LARGE_ROUNDS),3)
 
 bench-e2e:
 	bench/setup

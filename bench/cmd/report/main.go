@@ -2,7 +2,7 @@
 //
 // Run it inside bench/:
 //
-//	go run ./cmd/report              # in-process workloads, 20 rounds of -benchtime 150ms, then BENCHMARKS.md
+//	go run ./cmd/report              # in-process workloads, 60 rounds of -benchtime 50ms, then BENCHMARKS.md
 //	go run ./cmd/report -quick       # CI: one short round, report under results/quick/
 //	go run ./cmd/report -e2e         # end to end under wrk (6 rounds), then BENCHMARKS.md again
 //	go run ./cmd/report -largeapi    # also the large-API workload (package largeapi), 100 to 20,000 operations
@@ -38,8 +38,8 @@ import (
 
 func main() {
 	var (
-		rounds    = flag.Int("count", 20, "rounds: every benchmark runs once per round, the rounds' runs paired into ratios")
-		benchtime = flag.String("benchtime", "150ms", "go test -benchtime of each run (\"\" for go test's default, 1s)")
+		rounds    = flag.Int("count", 60, "rounds: every benchmark runs once per round, the rounds' runs paired into ratios")
+		benchtime = flag.String("benchtime", "50ms", "go test -benchtime of each run (\"\" for go test's default, 1s)")
 		bench     = flag.String("bench", ".", "go test -bench: which benchmarks to run")
 		cpu       = flag.Int("cpu", -1, "the CPU the pinned benchmarks run on (default: the last this process may use)")
 		quick     = flag.Bool("quick", false, "CI mode: one round of -benchtime 10ms, report under results/quick/")
