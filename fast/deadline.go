@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 )
@@ -172,9 +171,10 @@ func (c *peerConn) SetDeadline(t time.Time) error {
 // deadline from now, and the next read is the wait for the next request,
 // under the idle deadline from when it begins.
 func (c *peerConn) answered() {
-	if c.limits != nil {
-		c.setWrite(c.after(c.limits.write))
+	if c.limits == nil {
+		return
 	}
+	c.setWrite(c.after(c.limits.write))
 	c.waitNext.Store(true)
 }
 
@@ -186,23 +186,11 @@ func (c *peerConn) answered() {
 // its headers need one, that read is taken as the wait: a client holds
 // the connection no longer that way than by waiting.) A read that a
 // deadline held for an earlier request interrupted is retried.
-//
-// Before that first read the goroutine yields (runtime.Gosched): the
-// answer has just been written, so the client's next request is rarely
-// there yet, and a read now would find nothing, park the goroutine and
-// have the poller wake it. After the other goroutines that can run have
-// had their turn, it usually is there, and is read at once. On a server
-// loaded by ten kept-alive connections this takes reads from about 2 a
-// request to about 1.4 (docs/design/2026-11-28-yield-before-idle-read.md);
-// when no other goroutine can run, the yield returns at once.
 func (c *peerConn) Read(p []byte) (int, error) {
 	waiting := c.waitNext.Load()
 	if waiting {
 		c.waitNext.Store(false)
-		runtime.Gosched()
-		if c.limits != nil {
-			c.setRead(c.after(c.limits.idle))
-		}
+		c.setRead(c.after(c.limits.idle))
 	}
 	for {
 		n, err := c.Conn.Read(p)
@@ -212,7 +200,7 @@ func (c *peerConn) Read(p []byte) (int, error) {
 			}
 			err = nil
 		}
-		if waiting && n > 0 && c.limits != nil {
+		if waiting && n > 0 {
 			// The request has begun: its headers are due, and what is
 			// written before its answer (100 Continue) is under a write
 			// deadline of its own, not the last answer's.
