@@ -67,6 +67,7 @@ func attack(t *testing.T, engine string) {
 	}{
 		{"framing", framing},
 		{"headers", headers},
+		{"continue", continueLines},
 		{"params", params},
 		{"patches", patches},
 		{"cursors", cursors},
