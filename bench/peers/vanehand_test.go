@@ -64,9 +64,8 @@ func TestVaneHandAnswersAsTyped(t *testing.T) {
 	}
 }
 
-// answerHeader is a recorded answer's header without the fields the
-// recorder adds itself when the handler did not (httptest's Content-Type
-// sniffing happens only then, so it is kept).
+// answerHeader is a recorded answer's header fields without Date, which
+// neither side sets here and which would differ by the second if one did.
 func answerHeader(w *httptest.ResponseRecorder) http.Header {
 	h := w.Result().Header.Clone()
 	h.Del("Date")
