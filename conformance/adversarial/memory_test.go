@@ -139,11 +139,7 @@ func leftMidway(t *testing.T, s *target) {
 	const conns = 32
 	get := "GET " + asset + " HTTP/1.1\r\nHost: " + s.host + "\r\nAccept-Encoding: identity\r\n\r\n"
 	for i := range conns {
-		c, err := net.Dial("tcp", s.host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(30 * time.Second)) // keeps a broken server from hanging the suite
+		c := s.dial(t)
 		if _, err := io.WriteString(c, get); err != nil {
 			t.Fatal(err)
 		}
@@ -188,16 +184,22 @@ func (s *target) sockets(t *testing.T) int {
 }
 
 // linesRequest is a GET of pet id with n header lines of seven bytes each
-// (a name of three characters, at most 46,656 of them), besides Host.
+// (headerLines), besides Host.
 func (s *target) linesRequest(id int64, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", path(id), s.host)
-	for i := range n {
-		name := strconv.FormatInt(int64(i), 36)
-		fmt.Fprintf(&b, "%s%s:v\r\n", strings.Repeat("0", 3-len(name)), name)
-	}
+	headerLines(&b, n)
 	b.WriteString("\r\n")
 	return b.String()
+}
+
+// headerLines writes n header lines of seven bytes each: a name of three
+// characters (at most 46,656 of them), a colon, a value, CRLF.
+func headerLines(b *strings.Builder, n int) {
+	for i := range n {
+		name := strconv.FormatInt(int64(i), 36)
+		fmt.Fprintf(b, "%s%s:v\r\n", strings.Repeat("0", 3-len(name)), name)
+	}
 }
 
 // openWith opens a connection, sends raw and then a plain GET of
@@ -205,12 +207,7 @@ func (s *target) linesRequest(id int64, n int) string {
 // returns it open; the test's end closes it.
 func (s *target) openWith(t *testing.T, raw string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", s.host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(30 * time.Second)) // keeps a broken server from hanging the suite
+	c := s.dial(t)
 	rd := bufio.NewReader(c)
 	for _, req := range []string{raw, "GET /openapi.json HTTP/1.1\r\nHost: " + s.host + "\r\n\r\n"} {
 		if _, err := io.WriteString(c, req); err != nil {
@@ -226,6 +223,20 @@ func (s *target) openWith(t *testing.T, raw string) net.Conn {
 			t.Fatalf("%q: %d, closing %v", firstLine(req), res.StatusCode, res.Close)
 		}
 	}
+	return c
+}
+
+// dial opens a connection to the service, closed when the test ends if
+// the case has not closed it, under a deadline that only keeps a broken
+// server from hanging the suite.
+func (s *target) dial(t *testing.T) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", s.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(30 * time.Second))
 	return c
 }
 
@@ -260,21 +271,8 @@ func (s *target) rss(t *testing.T) int64 {
 // (documented in docs/guide/fast-engine.md), and the case goes on over a
 // new one.
 func continueLines(t *testing.T, s *target) {
-	var (
-		c  net.Conn
-		rd *bufio.Reader
-	)
-	dial := func() {
-		t.Helper()
-		var err error
-		if c, err = net.Dial("tcp", s.host); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(60 * time.Second)) // keeps a broken server from hanging the suite
-		rd = bufio.NewReader(c)
-	}
-	dial()
+	c := s.dial(t)
+	rd := bufio.NewReader(c)
 	read := func(what string, req *http.Request) *http.Response {
 		t.Helper()
 		res, err := http.ReadResponse(rd, req)
@@ -288,10 +286,7 @@ func continueLines(t *testing.T, s *target) {
 		body := `{"name":"` + name + `","species":"cat"}`
 		var b strings.Builder
 		fmt.Fprintf(&b, "POST /pets HTTP/1.1\r\nHost: %s\r\n%s\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n", s.host, s.auth(), len(body))
-		for i := range lines {
-			n := strconv.FormatInt(int64(i), 36)
-			fmt.Fprintf(&b, "x%s%s:v\r\n", strings.Repeat("0", 3-len(n)), n)
-		}
+		headerLines(&b, lines)
 		b.WriteString("\r\n")
 		what := fmt.Sprintf("an upload with %d extra header lines waiting for 100", lines)
 		if _, err := io.WriteString(c, b.String()); err != nil {
@@ -320,7 +315,8 @@ func continueLines(t *testing.T, s *target) {
 		}
 		if res.Close {
 			c.Close()
-			dial()
+			c = s.dial(t)
+			rd = bufio.NewReader(c)
 		}
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path(p.ID), s.host)
 		get, _ := http.NewRequest("GET", path(p.ID), nil)
