@@ -23,6 +23,14 @@ func TestAnswer(t *testing.T) {
 	if len(body) != 75 || !strings.HasSuffix(unauthorized, "\r\n\r\n"+"missing Authorization") || len("missing Authorization") != 21 {
 		t.Fatal("the fixed lengths are wrong")
 	}
+	lower := "GET /items/5 HTTP/1.1\r\nhost: x\r\nauthorization: b\r\n\r\n"
+	if out, _ := answer(nil, []byte(lower), "D"); !strings.HasPrefix(string(out), "HTTP/1.1 200 ") {
+		t.Fatalf("a lower-case authorization field answered %q", out)
+	}
+	other := "GET /items/5 HTTP/1.1\r\nHost: x\r\nX-Authorization: b\r\nAccept: authorization:\r\n\r\n"
+	if out, _ := answer(nil, []byte(other), "D"); string(out) != unauthorized {
+		t.Fatalf("fields that only contain the name answered %q", out)
+	}
 	if out, _ := answer(nil, []byte("POST /items/1 HTTP/1.1\r\nAuthorization: x\r\n\r\n"), "D"); string(out) != notFound {
 		t.Fatalf("POST answered %q", out)
 	}
